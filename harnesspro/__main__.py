@@ -1,0 +1,5 @@
+import sys
+
+from harnesspro.cli import main
+
+sys.exit(main())

@@ -1,0 +1,124 @@
+"""The `harnesspro` command: evolve, report, profiles, export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from harnesspro.config import ConfigError, load_config
+from harnesspro.profiles import Profile, RunNotFound, load_profiles
+from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.tasks.loader import TaskError
+
+MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="harnesspro", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    evolve = sub.add_parser("evolve", help="run (or resume) an evolution")
+    evolve.add_argument("--config", required=True, type=Path)
+    evolve.add_argument("--run-dir", type=Path, help="default: runs/<name>-<config hash>")
+    evolve.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    report = sub.add_parser("report", help="summarise a run")
+    report.add_argument("run_dir", type=Path)
+    profiles = sub.add_parser("profiles", help="the lite/medium/heavy operating points")
+    profiles.add_argument("run_dir", type=Path)
+    profiles.add_argument("--json", action="store_true")
+    export = sub.add_parser("export", help="write a profile's harness to a directory")
+    export.add_argument("run_dir", type=Path)
+    export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
+    export.add_argument("--out", required=True, type=Path)
+    return parser
+
+
+def profile_table(profiles: list[Profile]) -> Table:
+    table = Table(title="operating points")
+    for column in ("profile", "candidate", "mechanisms", "pass rate", "$/task", "tokens/task"):
+        table.add_column(column)
+    for p in sorted(profiles, key=lambda p: MODES_ORDER.get(p.mode, 9)):
+        table.add_row(p.mode, p.candidate, p.mechanisms, f"{p.pass_rate:.1%}",
+                      f"{p.cost_per_task:.4f}", f"{p.tokens_per_task:,.0f}")
+    return table
+
+
+def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.evolve import Evolution
+    from harnesspro.runfolder import RunFolder, default_run_dir
+
+    config = load_config(args.config, args.set)
+    Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
+    run = RunFolder(args.run_dir or default_run_dir(config))
+    console.print(f"run folder: {run.root}")
+    evolution = Evolution(config, run, console)
+    if evolution.ledger.meta("status") == "complete":
+        console.print("this run is complete; nothing to do (reports below).")
+    evolution.run_all_epochs()
+    return cmd_report_paths(run.root, console)
+
+
+def cmd_report_paths(run_dir: Path, console: Console) -> int:
+    profiles = load_profiles(run_dir)
+    console.print(profile_table(profiles))
+    last = run_dir / "reports" / f"epoch-{profiles[0].epoch}"
+    console.print(f"Pareto front: {last / 'pareto.html'}")
+    console.print(f"cost report:  {last / 'costs.csv'}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.ledger import Ledger
+
+    load_profiles(args.run_dir)
+    ledger = Ledger(args.run_dir / "ledger.sqlite")
+    epochs = ledger.finished_epochs().set_index("epoch")["hypervolume"]
+    for epoch, rows in ledger.selections().groupby("epoch"):
+        picks = ", ".join(f"{r.mode} {r.candidate_id} ({r.pass_rate:.0%}, ${r.cost:.4f})" for r in rows.itertuples())
+        console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
+    ledger.close()
+    return cmd_report_paths(args.run_dir, console)
+
+
+def cmd_profiles(args: argparse.Namespace, console: Console) -> int:
+    profiles = load_profiles(args.run_dir)
+    if args.json:
+        print(json.dumps({p.mode: p.as_dict() for p in profiles}, indent=2))
+    else:
+        console.print(profile_table(profiles))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.harness.repo import HarnessRepo
+
+    profile = next((p for p in load_profiles(args.run_dir) if p.mode == args.profile), None)
+    if profile is None:
+        raise RunNotFound(f"{args.run_dir}: no '{args.profile}' profile in the last epoch.")
+    if args.out.exists() and any(args.out.iterdir()):
+        raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
+    HarnessRepo(args.run_dir / "harness", args.run_dir / "worktrees").export(profile.commit, args.out)
+    console.print(f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}")
+    return 0
+
+
+COMMANDS = {"evolve": cmd_evolve, "report": cmd_report, "profiles": cmd_profiles, "export": cmd_export}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    console = Console(stderr=False)
+    try:
+        return COMMANDS[args.command](args, console)
+    except (ConfigError, TaskError, RunNotFound, SandboxUnavailable) as exc:
+        print(f"harnesspro: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

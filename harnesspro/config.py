@@ -1,0 +1,160 @@
+"""Run configuration: pydantic models, YAML loading and `--set a.b=c` overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class ConfigError(Exception):
+    """A user-fixable problem with a config file; the message is one sentence."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Price(_Strict):
+    """Dollars per million tokens."""
+
+    input: float
+    """Uncached input tokens."""
+    cached_input: float = 0.0
+    """Input tokens served from the provider's prefix cache."""
+    cache_write: float = 0.0
+    """Input tokens written to the cache (providers that bill it)."""
+    output: float
+    """Output tokens, reasoning included."""
+
+
+class ModelConfig(_Strict):
+    name: str = "scripted"
+    """Model name the harness asks for (HARNESSPRO_MODEL)."""
+    upstream: Literal["scripted", "openai"] = "scripted"
+    """Where the gateway sends calls: the offline scripted policy or an OpenAI-compatible API."""
+    base_url: str | None = None
+    """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
+    api_key_env: str | None = None
+    """Environment variable holding the provider key; read only by the gateway."""
+
+
+class TasksConfig(_Strict):
+    suite: str = "builtin"
+    """`builtin` or a folder of Harbor-format task folders."""
+    test_fraction: float = Field(0.25, ge=0.0, lt=1.0)
+    """Share of the suite held out as the test split."""
+    split_seed: int = 0
+    """Seed of the hash-based split."""
+
+
+class CoresetConfig(_Strict):
+    size: int = Field(8, ge=1)
+    """Number of training tasks the DPP picks from the train pool."""
+
+
+class EvolutionConfig(_Strict):
+    epochs: int = Field(3, ge=0)
+    """Rounds of analyse -> plan -> edit -> evaluate -> select after the seed's evaluation."""
+    rollouts_per_task: int = Field(3, ge=1)
+    """G: rollouts of every candidate on every coreset task."""
+    max_survivors: int = Field(3, ge=1)
+    """At most this many distinct candidates are selected per epoch."""
+    improver: Literal["catalog"] = "catalog"
+    """How analyzer, planner and editor work (catalog = offline mechanism catalog)."""
+
+
+class Mode(_Strict):
+    alpha: float = Field(ge=0.0)
+    """Weight of the squared performance gap."""
+    beta: float = Field(ge=0.0)
+    """Weight of the squared cost gap."""
+
+
+def _default_modes() -> dict[str, Mode]:
+    return {
+        "lite": Mode(alpha=0.2, beta=0.8),
+        "medium": Mode(alpha=0.5, beta=0.5),
+        "heavy": Mode(alpha=0.8, beta=0.2),
+    }
+
+
+class SelectionConfig(_Strict):
+    modes: dict[str, Mode] = Field(default_factory=_default_modes)
+    """Operating points and their J_m weights."""
+
+
+class SandboxConfig(_Strict):
+    backend: Literal["bubblewrap"] = "bubblewrap"
+    """Isolation backend for harness and test processes."""
+    timeout_s: float = Field(120.0, gt=0)
+    """Wall-clock limit of one harness run; the whole process group is killed after it."""
+
+
+class RayConfig(_Strict):
+    num_cpus: int = Field(2, ge=1)
+    """CPUs of the embedded local Ray (ignored when RAY_ADDRESS is set)."""
+
+
+class RunConfig(_Strict):
+    name: str = "run"
+    """Run name; the default run folder is runs/<name>-<config hash>."""
+    seed: int = 0
+    """Seed of every stochastic choice the run makes."""
+    model: ModelConfig = ModelConfig()
+    prices: dict[str, Price] = Field(default_factory=dict)
+    """Price overrides per model name."""
+    tasks: TasksConfig = TasksConfig()
+    coreset: CoresetConfig = CoresetConfig()
+    evolution: EvolutionConfig = EvolutionConfig()
+    selection: SelectionConfig = SelectionConfig()
+    sandbox: SandboxConfig = SandboxConfig()
+    ray: RayConfig = RayConfig()
+
+
+def apply_override(data: dict[str, Any], assignment: str) -> None:
+    """Apply one `a.b.c=value` override in place; the value is parsed as YAML."""
+    if "=" not in assignment:
+        raise ConfigError(f"--set {assignment!r} is not of the form key.path=value.")
+    path, raw = assignment.split("=", 1)
+    keys = path.strip().split(".")
+    node = data
+    for key in keys[:-1]:
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            raise ConfigError(f"--set {path}: '{key}' is not a section; fix the key path.")
+        node = child
+    node[keys[-1]] = yaml.safe_load(raw)
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    if first["type"] == "extra_forbidden":
+        return f"{source}: unknown key '{where}'; remove it or fix its spelling."
+    return f"{source}: key '{where}': {first['msg']}; fix the value."
+
+
+def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
+    """Read, override and validate a YAML run config, raising ConfigError on bad input."""
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file; check the --config path.") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__}); fix it.") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of keys.")
+    for assignment in overrides or []:
+        apply_override(data, assignment)
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, str(path))) from None
+
+
+def dump_config(config: RunConfig) -> str:
+    """The resolved config as YAML (written to the run folder)."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)

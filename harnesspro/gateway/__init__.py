@@ -1,0 +1,1 @@
+"""The metering gateway: an OpenAI-compatible proxy that records every model call."""

@@ -1,0 +1,96 @@
+"""Upstreams the gateway forwards to: the scripted offline policy or an OpenAI-compatible API."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from harnesspro.policies.scripted import ScriptedPolicy
+
+CACHE_BLOCK = 128  # tokens; providers cache prompt prefixes in blocks of this size
+CHARS_PER_TOKEN = 4
+
+
+class Upstream(Protocol):
+    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        """Answer one chat-completion request with an OpenAI-shaped response (usage included)."""
+        ...
+
+
+def count_tokens(text: str) -> int:
+    """A tokenizer-free estimate: four characters per token, rounded up."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def _prompt_text(request: Mapping[str, Any]) -> str:
+    # Tools are rendered before messages, as providers do, so they sit in the cached prefix.
+    tools = json.dumps(request.get("tools") or [], sort_keys=True)
+    return tools + "".join(json.dumps(m, sort_keys=True) for m in request.get("messages", []))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class ScriptedUpstream:
+    """The scripted policy behind a provider-like envelope with prefix-cache emulation.
+
+    Cached tokens are the common prefix with the same sampling stream's previous request,
+    rounded down to whole 128-token blocks, as a provider's prefix cache would serve them.
+    """
+
+    def __init__(self, policy: ScriptedPolicy) -> None:
+        self.policy = policy
+        self.previous: dict[str, str] = {}
+
+    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        message = self.policy.respond(request, sampling_seed)
+        prompt = _prompt_text(request)
+        prompt_tokens = count_tokens(prompt)
+        shared = count_tokens(prompt[: _common_prefix(prompt, self.previous.get(sampling_seed, ""))])
+        cached = min(shared // CACHE_BLOCK * CACHE_BLOCK, prompt_tokens)
+        self.previous[sampling_seed] = prompt
+        reasoning = 150 if request.get("reasoning_effort") == "high" else 0
+        completion = count_tokens(json.dumps(message)) + reasoning
+        return {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(request.get("model", "scripted")),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion,
+                "total_tokens": prompt_tokens + completion,
+                "prompt_tokens_details": {"cached_tokens": cached},
+                "completion_tokens_details": {"reasoning_tokens": reasoning},
+            },
+        }
+
+
+class OpenAIUpstream:
+    """Any OpenAI-compatible endpoint through the openai SDK; the key stays in this process."""
+
+    def __init__(self, base_url: str | None, api_key: str) -> None:
+        from openai import OpenAI
+
+        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=3)
+
+    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        body = dict(request)
+        body.pop("stream", None)
+        response = self.client.chat.completions.create(**body)
+        return response.model_dump(mode="json", exclude_none=True)

@@ -1,0 +1,78 @@
+"""The run's harness repository: every candidate is a commit with its own worktree."""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+
+import git
+
+from harnesspro.tasks.loader import folder_files
+
+AUTHOR = git.Actor("harnesspro", "harnesspro@localhost")
+
+
+class HarnessRepo:
+    """A git repository holding the seed on `main` and one branch + worktree per candidate."""
+
+    def __init__(self, root: Path, worktrees: Path) -> None:
+        self.root = root
+        self.worktrees = worktrees
+        if (root / ".git").exists():
+            self.repo = git.Repo(root)
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            self.repo = git.Repo.init(root, initial_branch="main")
+
+    def commit_seed(self, template: Path) -> tuple[str, str]:
+        """Copy the seed template in and commit it once; returns (commit, tree)."""
+        if not self.repo.head.is_valid():
+            shutil.copytree(template, self.root, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            self.repo.git.add(A=True)
+            self.repo.index.commit("seed harness", author=AUTHOR, committer=AUTHOR)
+        head = self.repo.head.commit
+        return head.hexsha, head.tree.hexsha
+
+    def worktree_for(self, candidate_id: str) -> Path:
+        return self.root if candidate_id == "c000" else self.worktrees / candidate_id
+
+    def start_candidate(self, candidate_id: str, parent_commit: str) -> Path:
+        """A fresh worktree on branch cand/<id> at the parent's commit."""
+        path = self.worktrees / candidate_id
+        if path.exists():
+            self.discard(candidate_id)
+        self.repo.git.worktree("add", "-B", f"cand/{candidate_id}", str(path), parent_commit)
+        return path
+
+    def commit_candidate(self, candidate_id: str, message: str) -> tuple[str, str]:
+        """Commit everything in the candidate's worktree; returns (commit, tree)."""
+        work = git.Repo(self.worktrees / candidate_id)
+        work.git.add(A=True)
+        commit = work.index.commit(message, author=AUTHOR, committer=AUTHOR)
+        return commit.hexsha, commit.tree.hexsha
+
+    def discard(self, candidate_id: str) -> None:
+        """Remove a worktree and its branch (a duplicate or an invalid candidate)."""
+        self.repo.git.worktree("remove", "--force", str(self.worktrees / candidate_id))
+        self.repo.git.branch("-D", f"cand/{candidate_id}")
+
+    def files(self, commit: str) -> dict[str, bytes]:
+        """The commit's tree as relative path -> content."""
+        with tempfile.TemporaryDirectory() as tmp:
+            self.export(commit, Path(tmp))
+            return folder_files(Path(tmp))
+
+    def export(self, commit: str, out: Path) -> None:
+        """Write the commit's tree into `out` (exactly the tree, nothing else)."""
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile() as archive:
+            self.repo.archive(archive, treeish=commit, format="tar")
+            archive.seek(0)
+            with tarfile.open(fileobj=archive) as tar:
+                tar.extractall(out, filter="data")
+
+    def diff_stat(self, parent: str, child: str) -> str:
+        return str(self.repo.git.diff("--shortstat", parent, child))

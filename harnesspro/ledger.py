@@ -1,0 +1,142 @@
+"""The SQLite run ledger: the only place that knows SQL. Only the driver writes it."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harnesspro.records import Candidate, Diagnosis, Plan, RolloutResult, RolloutSpec
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS candidates (
+  id TEXT PRIMARY KEY, commit_sha TEXT, tree TEXT UNIQUE, parent TEXT, directive TEXT,
+  mechanism TEXT, epoch INTEGER, created REAL);
+CREATE TABLE IF NOT EXISTS rollouts (
+  key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
+  status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
+  cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL);
+CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
+CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
+CREATE TABLE IF NOT EXISTS selections (
+  epoch INTEGER, mode TEXT, candidate_id TEXT, pass_rate REAL, cost REAL, j REAL,
+  PRIMARY KEY (epoch, mode));
+CREATE TABLE IF NOT EXISTS diagnoses (
+  epoch INTEGER, candidate_id TEXT, task_id TEXT, kind TEXT, count INTEGER, of INTEGER,
+  effect_pass REAL, effect_cost REAL, evidence TEXT);
+CREATE TABLE IF NOT EXISTS plans (
+  epoch INTEGER, parent_id TEXT, directive TEXT, mechanism TEXT, rationale TEXT,
+  predicted_pass REAL, predicted_cost REAL, child_id TEXT,
+  PRIMARY KEY (epoch, parent_id, directive));
+"""
+
+
+class Ledger:
+    """Typed reads and writes over one run's ledger.sqlite (WAL mode)."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        with self.db:
+            self.db.executemany(sql, rows)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._write("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(key, value)])
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def add_candidate(self, c: Candidate) -> None:
+        row = (c.id, c.commit, c.tree, c.parent, c.directive, c.mechanism, c.epoch, time.time())
+        self._write("INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row])
+
+    def candidates(self) -> list[Candidate]:
+        rows = self.db.execute(
+            "SELECT id, commit_sha, tree, parent, directive, mechanism, epoch FROM candidates "
+            "ORDER BY id"
+        ).fetchall()
+        return [Candidate(*row) for row in rows]
+
+    def record_rollout(self, spec: RolloutSpec, result: RolloutResult, artifacts: str) -> None:
+        u = result.usage
+        official = None if result.official_pass is None else int(result.official_pass)
+        row = (
+            spec.key, spec.candidate_id, spec.task_id, spec.attempt, spec.epoch, result.status,
+            None, official, u.uncached_input, u.cached_input, u.cache_write, u.output,
+            u.reasoning, result.cost, result.latency_s, result.n_calls, artifacts, time.time(),
+        )
+        placeholders = ", ".join("?" * len(row))
+        self._write(f"INSERT OR REPLACE INTO rollouts VALUES ({placeholders})", [row])
+
+    def rollout_keys(self) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT key FROM rollouts")}
+
+    def set_passes(self, verdicts: dict[str, bool]) -> None:
+        self._write(
+            "UPDATE rollouts SET pass = ? WHERE key = ?",
+            [(int(v), k) for k, v in verdicts.items()],
+        )
+
+    def rollouts(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM rollouts ORDER BY created", self.db)
+
+    def freeze_test(self, task_id: str, sha256: str, path: str) -> None:
+        self._write("INSERT INTO synth_tests VALUES (?, ?, ?)", [(task_id, sha256, path)])
+
+    def frozen_tests(self) -> dict[str, tuple[str, str]]:
+        rows = self.db.execute("SELECT task_id, sha256, path FROM synth_tests")
+        return {task: (digest, path) for task, digest, path in rows}
+
+    def finish_epoch(self, epoch: int, hypervolume: float) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO epochs VALUES (?, ?, ?)", [(epoch, hypervolume, time.time())]
+        )
+
+    def finished_epochs(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM epochs ORDER BY epoch", self.db)
+
+    def record_selection(self, epoch: int, rows: list[tuple[str, str, float, float, float]]) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO selections VALUES (?, ?, ?, ?, ?, ?)",
+            [(epoch, *row) for row in rows],
+        )
+
+    def selections(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM selections ORDER BY epoch, mode", self.db)
+
+    def record_diagnoses(self, epoch: int, diagnoses: list[Diagnosis]) -> None:
+        self._write("DELETE FROM diagnoses WHERE epoch = ?", [(epoch,)])
+        self._write(
+            "INSERT INTO diagnoses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (epoch, d.candidate_id, d.task_id, d.kind, d.count, d.of, d.effect_pass,
+                 d.effect_cost, d.evidence)
+                for d in diagnoses
+            ],
+        )
+
+    def diagnoses(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM diagnoses", self.db)
+
+    def record_plan(self, epoch: int, plan: Plan, child_id: str | None) -> None:
+        row = (
+            epoch, plan.parent_id, plan.directive, plan.mechanism, plan.rationale,
+            plan.predicted_pass, plan.predicted_cost, child_id,
+        )
+        self._write("INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row])
+
+    def plans(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM plans ORDER BY epoch, parent_id", self.db)

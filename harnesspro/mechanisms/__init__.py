@@ -1,0 +1,1 @@
+"""The catalog of harness mechanisms the offline (catalog-mode) editor can apply."""

@@ -1,0 +1,43 @@
+"""Aggregates over the ledger's rollouts: pass rate and cost per task per candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from harnesspro.records import Score
+
+TOKEN_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output"]
+
+
+def scored(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> pd.DataFrame:
+    """Rollouts on the given tasks that count: infrastructure faults never do."""
+    frame = rollouts[rollouts["task_id"].isin(list(task_ids))]
+    return frame[frame["status"] != "infra_error"]
+
+
+def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[str, Score]:
+    """Score of every candidate with scored rollouts on `task_ids` (pass = frozen test)."""
+    frame = scored(rollouts, task_ids).dropna(subset=["pass"])
+    scores = {}
+    for candidate_id, group in frame.groupby("candidate_id"):
+        scores[str(candidate_id)] = Score(
+            candidate_id=str(candidate_id),
+            pass_rate=float(group["pass"].mean()),
+            cost_per_task=float(group["cost"].mean()),
+            tokens_per_task=float(group[TOKEN_COLUMNS].sum(axis=1).mean()),
+            n_rollouts=len(group),
+        )
+    return scores
+
+
+def cost_table(rollouts: pd.DataFrame) -> pd.DataFrame:
+    """Per candidate: rollouts, token parts and dollars in total and per task."""
+    frame = rollouts[rollouts["status"] != "infra_error"]
+    grouped = frame.groupby("candidate_id")
+    table = grouped[[*TOKEN_COLUMNS, "reasoning", "cost"]].sum()
+    table.insert(0, "rollouts", grouped.size())
+    table["cost_per_task"] = grouped["cost"].mean()
+    table["infra_errors"] = rollouts[rollouts["status"] == "infra_error"].groupby("candidate_id").size()
+    return table.fillna({"infra_errors": 0}).rename(columns={"cost": "dollars"}).reset_index()

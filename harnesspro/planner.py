@@ -1,0 +1,110 @@
+"""Evolution planner (catalog mode): one mechanism-level plan per directive per survivor."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from harnesspro.mechanisms.catalog import CATALOG, Mechanism
+from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
+
+RELEVANCE_FLOOR = 0.25  # a mechanism still does something where its problem was not seen
+MAX_PASS_LOSS = 0.02  # cost-first accepts at most this predicted loss of pass rate
+
+
+@dataclass(frozen=True)
+class Prediction:
+    mechanism: Mechanism
+    d_pass: float
+    d_cost: float  # relative change of cost per task
+
+
+def lineage(candidate_id: str, candidates: Mapping[str, Candidate]) -> list[str]:
+    """The candidate and its ancestors, nearest first."""
+    chain = []
+    current: str | None = candidate_id
+    while current is not None:
+        chain.append(current)
+        current = candidates[current].parent
+    return chain
+
+
+def excluded(candidate_id: str, candidates: Mapping[str, Candidate]) -> set[str]:
+    """Mechanisms already on this lineage or already tried from any of its members."""
+    chain = set(lineage(candidate_id, candidates))
+    return {
+        c.mechanism
+        for c in candidates.values()
+        if c.mechanism and (c.id in chain or c.parent in chain)
+    }
+
+
+def predict(mechanism: Mechanism, prevalence: Mapping[str, float]) -> Prediction:
+    """Scale the catalog's expected effect by how often the addressed problems were seen."""
+    seen = max((prevalence.get(kind, 0.0) for kind in mechanism.addresses), default=0.0)
+    weight = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * seen
+    return Prediction(mechanism, mechanism.expected_pass * weight, mechanism.expected_cost * weight)
+
+
+def _preference(directive: Directive, p: Prediction) -> tuple[float, ...]:
+    """Sort key, smaller is better."""
+    if directive == "cost-first":
+        return (p.d_pass < -MAX_PASS_LOSS, p.d_cost, -p.d_pass)
+    if directive == "performance-first":
+        return (-p.d_pass, p.d_cost)
+    return (-(p.d_pass - p.d_cost), -p.d_pass)
+
+
+def plan_for(
+    parent: Candidate,
+    candidates: Mapping[str, Candidate],
+    prevalence: Mapping[str, float],
+    score: Score,
+) -> list[Plan]:
+    """Up to three distinct plans for one survivor, one per directive."""
+    banned = excluded(parent.id, candidates)
+    options = [predict(m, prevalence) for name, m in CATALOG.items() if name not in banned]
+    plans: list[Plan] = []
+    for directive in DIRECTIVES:
+        free = [p for p in options if p.mechanism.name not in {x.mechanism for x in plans}]
+        if not free:
+            break
+        best = min(free, key=lambda p: (*_preference(directive, p), p.mechanism.name))
+        seen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(prevalence.items()) if v > 0)
+        plans.append(
+            Plan(
+                parent_id=parent.id,
+                directive=directive,
+                mechanism=best.mechanism.name,
+                rationale=(
+                    f"{best.mechanism.summary} ({best.mechanism.lever}); parent pass "
+                    f"{score.pass_rate:.0%} at ${score.cost_per_task:.4f}/task; seen: {seen or 'none'}"
+                ),
+                predicted_pass=round(best.d_pass, 4),
+                predicted_cost=round(best.d_cost, 4),
+            )
+        )
+    return plans
+
+
+def check_prediction(plan: Plan, parent: Score, child: Score) -> tuple[float, float, bool]:
+    """Measured (d_pass, relative d_cost) and whether the predicted directions held."""
+    d_pass = child.pass_rate - parent.pass_rate
+    d_cost = child.cost_per_task / parent.cost_per_task - 1 if parent.cost_per_task else 0.0
+    cost_held = (d_cost <= 0) == (plan.predicted_cost <= 0)
+    pass_held = d_pass >= min(plan.predicted_pass, 0.0) - 0.05
+    return d_pass, d_cost, cost_held and pass_held
+
+
+def plan_all(
+    parents: Sequence[Candidate],
+    candidates: Mapping[str, Candidate],
+    prevalences: Mapping[str, Mapping[str, float]],
+    scores: Mapping[str, Score],
+) -> list[Plan]:
+    """Plans for every survivor."""
+    return [
+        plan
+        for parent in parents
+        for plan in plan_for(parent, candidates, prevalences[parent.id], scores[parent.id])
+    ]

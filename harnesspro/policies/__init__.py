@@ -1,0 +1,1 @@
+"""Model stand-ins that answer chat requests like a model would."""

@@ -1,0 +1,70 @@
+"""The deployable operating points (lite / medium / heavy) of a run, read from its ledger."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from harnesspro.ledger import Ledger
+from harnesspro.metrics import TOKEN_COLUMNS
+
+
+@dataclass(frozen=True)
+class Profile:
+    mode: str
+    candidate: str
+    commit: str
+    mechanisms: str
+    pass_rate: float
+    cost_per_task: float
+    tokens_per_task: float
+    epoch: int
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class RunNotFound(ValueError):
+    """The folder is not a run folder (or holds no finished epoch)."""
+
+
+def _lineage_mechanisms(candidates: dict[str, tuple[str | None, str | None]], cid: str) -> str:
+    names: list[str] = []
+    current: str | None = cid
+    while current is not None:
+        parent, mechanism = candidates[current]
+        if mechanism:
+            names.append(mechanism)
+        current = parent
+    return "+".join(reversed(names)) or "seed"
+
+
+def load_profiles(run_dir: Path) -> list[Profile]:
+    """The last finished epoch's selection, one profile per mode."""
+    if not (run_dir / "ledger.sqlite").is_file():
+        raise RunNotFound(f"{run_dir}: not a run folder (no ledger.sqlite); pass runs/<run-id>.")
+    ledger = Ledger(run_dir / "ledger.sqlite")
+    try:
+        selections = ledger.selections()
+        if selections.empty:
+            raise RunNotFound(f"{run_dir}: no epoch has finished yet; run `harnesspro evolve` first.")
+        last = selections[selections["epoch"] == selections["epoch"].max()]
+        candidates = {c.id: c for c in ledger.candidates()}
+        links = {c.id: (c.parent, c.mechanism) for c in candidates.values()}
+        rollouts = ledger.rollouts()
+        tokens = rollouts.assign(tokens=rollouts[TOKEN_COLUMNS].sum(axis=1)).groupby("candidate_id")["tokens"].mean()
+        return [
+            Profile(
+                mode=str(row.mode),
+                candidate=str(row.candidate_id),
+                commit=candidates[str(row.candidate_id)].commit,
+                mechanisms=_lineage_mechanisms(links, str(row.candidate_id)),
+                pass_rate=float(row.pass_rate),
+                cost_per_task=float(row.cost),
+                tokens_per_task=float(tokens.get(row.candidate_id, 0.0)),
+                epoch=int(row.epoch),
+            )
+            for row in last.itertuples()
+        ]
+    finally:
+        ledger.close()

@@ -1,0 +1,137 @@
+"""Frozen typed records that cross module boundaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Directive = Literal["cost-first", "balanced", "performance-first"]
+DIRECTIVES: tuple[Directive, ...] = ("cost-first", "balanced", "performance-first")
+RolloutStatus = Literal["ok", "harness_error", "timeout", "infra_error"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One Harbor-format task folder."""
+
+    id: str
+    instruction: str
+    workdir: str
+    category: str
+    difficulty: str
+    timeout_s: float
+    path: Path
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage split the way providers bill it; absent parts are 0."""
+
+    uncached_input: int = 0
+    cached_input: int = 0
+    cache_write: int = 0
+    output: int = 0
+    reasoning: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.uncached_input + other.uncached_input,
+            self.cached_input + other.cached_input,
+            self.cache_write + other.cache_write,
+            self.output + other.output,
+            self.reasoning + other.reasoning,
+        )
+
+    @property
+    def total(self) -> int:
+        return self.uncached_input + self.cached_input + self.cache_write + self.output
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """One metered call through the gateway."""
+
+    model: str
+    usage: Usage
+    cost: float
+    latency_s: float
+    status: int
+
+
+@dataclass(frozen=True)
+class RolloutSpec:
+    """What to run: one candidate on one task, one attempt."""
+
+    key: str
+    candidate_id: str
+    task_id: str
+    attempt: int
+    epoch: int
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """What came back from a rollout, as data (no shared filesystem assumed)."""
+
+    key: str
+    status: RolloutStatus
+    usage: Usage
+    cost: float
+    latency_s: float
+    n_calls: int
+    official_pass: bool | None
+    trajectory: str
+    gateway_log: str
+    workspace: dict[str, bytes] = field(repr=False)
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One harness version: an immutable commit of the run's harness repository."""
+
+    id: str
+    commit: str
+    tree: str
+    parent: str | None
+    directive: str | None
+    mechanism: str | None
+    epoch: int
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A problem the analyzer saw in a candidate's G rollouts of one task."""
+
+    candidate_id: str
+    task_id: str
+    kind: str
+    count: int
+    of: int
+    effect_pass: float
+    effect_cost: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One mechanism-level change under one directive, with its predicted effect."""
+
+    parent_id: str
+    directive: Directive
+    mechanism: str
+    rationale: str
+    predicted_pass: float
+    predicted_cost: float
+
+
+@dataclass(frozen=True)
+class Score:
+    """Aggregate of a candidate's scored rollouts on a split."""
+
+    candidate_id: str
+    pass_rate: float
+    cost_per_task: float
+    tokens_per_task: float
+    n_rollouts: int

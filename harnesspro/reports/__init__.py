@@ -1,0 +1,1 @@
+"""Reports derived from the ledger: Pareto-front figures and cost reports."""

@@ -1,0 +1,75 @@
+"""The run folder: paths, the resolved config, rollout artifacts and frozen tests on disk."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnesspro.config import ConfigError, RunConfig, dump_config
+from harnesspro.records import RolloutResult
+from harnesspro.rollout import write_tree
+from harnesspro.tasks.loader import folder_files
+
+
+def default_run_dir(config: RunConfig) -> Path:
+    """runs/<name>-<hash of the resolved config>: the same command finds the same folder."""
+    digest = hashlib.sha256(dump_config(config).encode()).hexdigest()[:8]
+    return Path("runs") / f"{config.name}-{digest}"
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    root: Path
+
+    @property
+    def ledger(self) -> Path:
+        return self.root / "ledger.sqlite"
+
+    @property
+    def harness(self) -> Path:
+        return self.root / "harness"
+
+    @property
+    def worktrees(self) -> Path:
+        return self.root / "worktrees"
+
+    def reports(self, epoch: int | None = None) -> Path:
+        return self.root / "reports" / ("" if epoch is None else f"epoch-{epoch}")
+
+    def rollout_dir(self, key: str) -> Path:
+        return self.root / "rollouts" / key
+
+    def synth_test(self, task_id: str) -> Path:
+        return self.root / "synth_tests" / f"{task_id}.json"
+
+    def open(self, config: RunConfig) -> None:
+        """Create the folder, or check that an existing one holds the same config."""
+        path = self.root / "config.yaml"
+        text = dump_config(config)
+        if path.exists():
+            if path.read_text() != text:
+                raise ConfigError(
+                    f"{self.root} holds a run with a different config; pass a new --run-dir."
+                )
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def save_rollout(self, result: RolloutResult) -> str:
+        """Write a rollout's artifacts; returns the folder relative to the run."""
+        folder = self.rollout_dir(result.key)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "trajectory.jsonl").write_text(result.trajectory)
+        (folder / "gateway.jsonl").write_text(result.gateway_log)
+        (folder / "stderr.txt").write_text(result.detail)
+        write_tree(folder / "workspace", result.workspace)
+        return str(folder.relative_to(self.root))
+
+    def trajectory(self, key: str) -> str:
+        path = self.rollout_dir(key) / "trajectory.jsonl"
+        return path.read_text() if path.exists() else ""
+
+    def workspace(self, key: str) -> dict[str, bytes]:
+        folder = self.rollout_dir(key) / "workspace"
+        return folder_files(folder) if folder.is_dir() else {}
