@@ -40,7 +40,11 @@ def _commands(events: list[dict[str, object]]) -> list[str]:
 
 def _first(events: list[dict[str, object]], test: Callable[[dict[str, object]], bool]) -> str:
     hit = next((e for e in events if test(e)), None)
-    return "" if hit is None else f"step {hit['step']}: {str(hit.get('output') or hit.get('command'))[:80]!r}"
+    return (
+        ""
+        if hit is None
+        else f"step {hit['step']}: {str(hit.get('output') or hit.get('command'))[:80]!r}"
+    )
 
 
 # kind -> (does this rollout show it?, evidence excerpt)
@@ -56,13 +60,21 @@ def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
         "task_failures": (not trace.passed, "" if trace.passed else "frozen test failed"),
         "long_tool_output": (
             any(int(str(e.get("chars", 0))) > LONG_OUTPUT_CHARS for e in results),
-            _first(events, lambda e: e["type"] == "tool_result" and int(str(e.get("chars", 0))) > LONG_OUTPUT_CHARS),
+            _first(
+                events,
+                lambda e: (
+                    e["type"] == "tool_result" and int(str(e.get("chars", 0))) > LONG_OUTPUT_CHARS
+                ),
+            ),
         ),
         "repeated_commands": (bool(repeated), f"repeated: {repeated[:2]}"),
         "exploration": (len(reads) >= 2, f"read-only commands: {reads[:3]}"),
         "verbose_replies": (bool(words) and sum(words) / len(words) > 30, f"{sum(words)} words"),
         "many_tool_calls": (len(commands) > 8, f"{len(commands)} tool calls"),
-        "unrecovered_errors": (bool(errors) and not trace.passed, _first(events, lambda e: e in errors)),
+        "unrecovered_errors": (
+            bool(errors) and not trace.passed,
+            _first(events, lambda e: e in errors),
+        ),
     }
 
 
@@ -78,24 +90,26 @@ def analyze(traces: Sequence[Trace]) -> list[Diagnosis]:
             for kind, (present, evidence) in _features(trace).items():
                 if present:
                     shown.setdefault(kind, []).append(f"{trace.key[:8]} {evidence}")
-        for kind, evidence in sorted(shown.items()):
-            share = len(evidence) / len(group)
+        for kind, excerpts in sorted(shown.items()):
+            share = len(excerpts) / len(group)
             diagnoses.append(
                 Diagnosis(
                     candidate_id=candidate_id,
                     task_id=task_id,
                     kind=kind,
-                    count=len(evidence),
+                    count=len(excerpts),
                     of=len(group),
                     effect_pass=-share if kind in ("task_failures", "unrecovered_errors") else 0.0,
                     effect_cost=0.0 if kind == "task_failures" else share,
-                    evidence="; ".join(evidence)[:500],
+                    evidence="; ".join(excerpts)[:500],
                 )
             )
     return diagnoses
 
 
-def prevalence(diagnoses: Sequence[Diagnosis], candidate_id: str, n_rollouts: int) -> dict[str, float]:
+def prevalence(
+    diagnoses: Sequence[Diagnosis], candidate_id: str, n_rollouts: int
+) -> dict[str, float]:
     """Share of the candidate's `n_rollouts` train rollouts showing each kind."""
     shown: Counter[str] = Counter()
     for d in diagnoses:

@@ -43,23 +43,30 @@ def profile_table(profiles: list[Profile]) -> Table:
     for column in ("profile", "candidate", "mechanisms", "pass rate", "$/task", "tokens/task"):
         table.add_column(column)
     for p in sorted(profiles, key=lambda p: MODES_ORDER.get(p.mode, 9)):
-        table.add_row(p.mode, p.candidate, p.mechanisms, f"{p.pass_rate:.1%}",
-                      f"{p.cost_per_task:.4f}", f"{p.tokens_per_task:,.0f}")
+        table.add_row(
+            p.mode,
+            p.candidate,
+            p.mechanisms,
+            f"{p.pass_rate:.1%}",
+            f"{p.cost_per_task:.4f}",
+            f"{p.tokens_per_task:,.0f}",
+        )
     return table
 
 
 def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
-    from harnesspro.evolve import Evolution
+    from harnesspro.context import RunContext
+    from harnesspro.evolve import run_evolution
     from harnesspro.runfolder import RunFolder, default_run_dir
 
     config = load_config(args.config, args.set)
     Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
     run = RunFolder(args.run_dir or default_run_dir(config))
     console.print(f"run folder: {run.root}")
-    evolution = Evolution(config, run, console)
-    if evolution.ledger.meta("status") == "complete":
+    ctx = RunContext.open(config, run, console)
+    if ctx.ledger.meta("status") == "complete":
         console.print("this run is complete; nothing to do (reports below).")
-    evolution.run_all_epochs()
+    run_evolution(ctx)
     return cmd_report_paths(run.root, console)
 
 
@@ -79,7 +86,10 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
     ledger = Ledger(args.run_dir / "ledger.sqlite")
     epochs = ledger.finished_epochs().set_index("epoch")["hypervolume"]
     for epoch, rows in ledger.selections().groupby("epoch"):
-        picks = ", ".join(f"{r.mode} {r.candidate_id} ({r.pass_rate:.0%}, ${r.cost:.4f})" for r in rows.itertuples())
+        picks = ", ".join(
+            f"{r.mode} {r.candidate_id} ({r.pass_rate:.0%}, ${r.cost:.4f})"
+            for r in rows.itertuples()
+        )
         console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
     ledger.close()
     return cmd_report_paths(args.run_dir, console)
@@ -102,12 +112,21 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
         raise RunNotFound(f"{args.run_dir}: no '{args.profile}' profile in the last epoch.")
     if args.out.exists() and any(args.out.iterdir()):
         raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
-    HarnessRepo(args.run_dir / "harness", args.run_dir / "worktrees").export(profile.commit, args.out)
-    console.print(f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}")
+    HarnessRepo(args.run_dir / "harness", args.run_dir / "worktrees").export(
+        profile.commit, args.out
+    )
+    console.print(
+        f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}"
+    )
     return 0
 
 
-COMMANDS = {"evolve": cmd_evolve, "report": cmd_report, "profiles": cmd_profiles, "export": cmd_export}
+COMMANDS = {
+    "evolve": cmd_evolve,
+    "report": cmd_report,
+    "profiles": cmd_profiles,
+    "export": cmd_export,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

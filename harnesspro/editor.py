@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from harnesspro.harness.repo import HarnessRepo
@@ -26,14 +25,14 @@ def apply_plan(
     parent: Candidate,
     repo: HarnessRepo,
     existing: list[Candidate],
-    next_id: Callable[[], str],
+    new_id: str,
     epoch: int,
 ) -> Edit:
     """Apply one plan; identical trees are deduplicated against `existing`."""
     for c in existing:
         if c.parent == parent.id and c.mechanism == plan.mechanism:
             return Edit(plan, c, new=False)  # resumed run: already made
-    candidate_id = next_id()
+    candidate_id = new_id
     worktree = repo.start_candidate(candidate_id, parent.commit)
     CATALOG[plan.mechanism].apply(worktree)
     problem = validate_harness(worktree, repo.root)

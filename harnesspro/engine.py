@@ -1,15 +1,22 @@
-"""Ray scheduling of rollouts: embedded local Ray or a cluster, backpressure, infra retries."""
+"""Ray scheduling of rollouts (candidates x coreset tasks x G): embedded local Ray or a
+cluster, backpressure, infrastructure retries, progress, resume."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
+from rich.progress import Progress
 
+from harnesspro.context import RunContext
+from harnesspro.policies.scripted import script_for
+from harnesspro.records import Candidate, RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.records import RolloutResult
+from harnesspro.tasks.loader import folder_files, workspace_files
 
 INFRA_RETRIES = 1  # an infrastructure fault is retried this many times, then reported
 
@@ -54,3 +61,70 @@ def run_all(
                 queue.append((inputs, tries + 1))
             else:
                 on_result(inputs, result)
+
+
+def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: int) -> str:
+    """Hash of everything that determines a rollout: finished keys are never rerun."""
+    m, sb = ctx.config.model, ctx.config.sandbox
+    parts = (candidate.tree, task_id, attempt, m.name, m.upstream, m.base_url, sb.timeout_s)
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:20]
+
+
+def rollout_inputs(
+    ctx: RunContext,
+    candidate: Candidate,
+    harness_files: dict[str, bytes],
+    task_id: str,
+    attempt: int,
+    epoch: int,
+) -> RolloutInputs:
+    """Everything one rollout needs, as data for a Ray worker."""
+    task = ctx.tasks[task_id]
+    key = rollout_key(ctx, candidate, task_id, attempt)
+    scripted = ctx.config.model.upstream == "scripted"
+    return RolloutInputs(
+        spec=RolloutSpec(key, candidate.id, task_id, attempt, epoch),
+        harness_files=harness_files,
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        workspace_files=workspace_files(task),
+        test_files=folder_files(task.path / "tests"),
+        script=script_for(task) if scripted else None,
+        model=ctx.config.model,
+        price=ctx.price,
+        timeout_s=min(ctx.config.sandbox.timeout_s, task.timeout_s),
+        # Fixed per task and attempt: candidates are compared on common random numbers.
+        sampling_seed=f"{ctx.config.seed}:{task_id}:{attempt}",
+        token=secrets.token_hex(16),
+    )
+
+
+def evaluate(ctx: RunContext, candidates: list[Candidate], epoch: int) -> int:
+    """G rollouts of each candidate on each coreset task, skipping finished ones.
+
+    Returns the number of rollouts run.
+    """
+    done = ctx.ledger.rollout_keys()
+    g = ctx.config.evolution.rollouts_per_task
+    todo = [
+        (c, t, a)
+        for c in candidates
+        for t in ctx.splits.coreset
+        for a in range(g)
+        if rollout_key(ctx, c, t, a) not in done
+    ]
+    if not todo:
+        return 0
+    files = {c.id: ctx.repo.files(c.commit) for c in candidates}
+    batch = [rollout_inputs(ctx, c, files[c.id], t, a, epoch) for c, t, a in todo]
+    ensure_ray(ctx.config.ray.num_cpus)
+    names = ", ".join(c.id for c in candidates)
+    with Progress(console=ctx.console, transient=True) as progress:
+        bar = progress.add_task(f"epoch {epoch}: rollouts of {names}", total=len(batch))
+
+        def record(inputs: RolloutInputs, result: RolloutResult) -> None:
+            artifacts = ctx.run.save_rollout(result)
+            ctx.ledger.record_rollout(inputs.spec, result, artifacts)
+            progress.advance(bar)
+
+        run_all(batch, record, max_in_flight=2 * ctx.config.ray.num_cpus)
+    return len(batch)

@@ -74,9 +74,24 @@ class Ledger:
         u = result.usage
         official = None if result.official_pass is None else int(result.official_pass)
         row = (
-            spec.key, spec.candidate_id, spec.task_id, spec.attempt, spec.epoch, result.status,
-            None, official, u.uncached_input, u.cached_input, u.cache_write, u.output,
-            u.reasoning, result.cost, result.latency_s, result.n_calls, artifacts, time.time(),
+            spec.key,
+            spec.candidate_id,
+            spec.task_id,
+            spec.attempt,
+            spec.epoch,
+            result.status,
+            None,
+            official,
+            u.uncached_input,
+            u.cached_input,
+            u.cache_write,
+            u.output,
+            u.reasoning,
+            result.cost,
+            result.latency_s,
+            result.n_calls,
+            artifacts,
+            time.time(),
         )
         placeholders = ", ".join("?" * len(row))
         self._write(f"INSERT OR REPLACE INTO rollouts VALUES ({placeholders})", [row])
@@ -108,7 +123,9 @@ class Ledger:
     def finished_epochs(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM epochs ORDER BY epoch", self.db)
 
-    def record_selection(self, epoch: int, rows: list[tuple[str, str, float, float, float]]) -> None:
+    def record_selection(
+        self, epoch: int, rows: list[tuple[str, str, float, float, float]]
+    ) -> None:
         self._write(
             "INSERT OR REPLACE INTO selections VALUES (?, ?, ?, ?, ?, ?)",
             [(epoch, *row) for row in rows],
@@ -122,8 +139,17 @@ class Ledger:
         self._write(
             "INSERT INTO diagnoses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (epoch, d.candidate_id, d.task_id, d.kind, d.count, d.of, d.effect_pass,
-                 d.effect_cost, d.evidence)
+                (
+                    epoch,
+                    d.candidate_id,
+                    d.task_id,
+                    d.kind,
+                    d.count,
+                    d.of,
+                    d.effect_pass,
+                    d.effect_cost,
+                    d.evidence,
+                )
                 for d in diagnoses
             ],
         )
@@ -133,8 +159,14 @@ class Ledger:
 
     def record_plan(self, epoch: int, plan: Plan, child_id: str | None) -> None:
         row = (
-            epoch, plan.parent_id, plan.directive, plan.mechanism, plan.rationale,
-            plan.predicted_pass, plan.predicted_cost, child_id,
+            epoch,
+            plan.parent_id,
+            plan.directive,
+            plan.mechanism,
+            plan.rationale,
+            plan.predicted_pass,
+            plan.predicted_cost,
+            child_id,
         )
         self._write("INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row])
 

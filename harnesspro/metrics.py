@@ -39,5 +39,7 @@ def cost_table(rollouts: pd.DataFrame) -> pd.DataFrame:
     table = grouped[[*TOKEN_COLUMNS, "reasoning", "cost"]].sum()
     table.insert(0, "rollouts", grouped.size())
     table["cost_per_task"] = grouped["cost"].mean()
-    table["infra_errors"] = rollouts[rollouts["status"] == "infra_error"].groupby("candidate_id").size()
+    table["infra_errors"] = (
+        rollouts[rollouts["status"] == "infra_error"].groupby("candidate_id").size()
+    )
     return table.fillna({"infra_errors": 0}).rename(columns={"cost": "dollars"}).reset_index()

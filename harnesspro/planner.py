@@ -29,14 +29,24 @@ def lineage(candidate_id: str, candidates: Mapping[str, Candidate]) -> list[str]
     return chain
 
 
-def excluded(candidate_id: str, candidates: Mapping[str, Candidate]) -> set[str]:
-    """Mechanisms already on this lineage or already tried from any of its members."""
+def dominated_by_parent(child: Score, parent: Score) -> bool:
+    """No benefit on either axis: not more passes and not cheaper."""
+    return child.pass_rate <= parent.pass_rate and child.cost_per_task >= parent.cost_per_task
+
+
+def excluded(
+    candidate_id: str, candidates: Mapping[str, Candidate], scores: Mapping[str, Score]
+) -> set[str]:
+    """Mechanisms already on this lineage or tried from this candidate, or tried from one of
+    its ancestors without benefit."""
     chain = set(lineage(candidate_id, candidates))
-    return {
-        c.mechanism
-        for c in candidates.values()
-        if c.mechanism and (c.id in chain or c.parent in chain)
-    }
+    banned = {candidates[c].mechanism for c in chain}
+    for c in candidates.values():
+        tried_here = c.parent == candidate_id
+        measured = c.parent in chain and c.id in scores and c.parent in scores
+        if tried_here or (measured and dominated_by_parent(scores[c.id], scores[str(c.parent)])):
+            banned.add(c.mechanism)
+    return {m for m in banned if m}
 
 
 def predict(mechanism: Mechanism, prevalence: Mapping[str, float]) -> Prediction:
@@ -59,10 +69,11 @@ def plan_for(
     parent: Candidate,
     candidates: Mapping[str, Candidate],
     prevalence: Mapping[str, float],
-    score: Score,
+    scores: Mapping[str, Score],
 ) -> list[Plan]:
     """Up to three distinct plans for one survivor, one per directive."""
-    banned = excluded(parent.id, candidates)
+    score = scores[parent.id]
+    banned = excluded(parent.id, candidates, scores)
     options = [predict(m, prevalence) for name, m in CATALOG.items() if name not in banned]
     plans: list[Plan] = []
     for directive in DIRECTIVES:
@@ -78,7 +89,8 @@ def plan_for(
                 mechanism=best.mechanism.name,
                 rationale=(
                     f"{best.mechanism.summary} ({best.mechanism.lever}); parent pass "
-                    f"{score.pass_rate:.0%} at ${score.cost_per_task:.4f}/task; seen: {seen or 'none'}"
+                    f"{score.pass_rate:.0%} at ${score.cost_per_task:.4f}/task; "
+                    f"seen: {seen or 'none'}"
                 ),
                 predicted_pass=round(best.d_pass, 4),
                 predicted_cost=round(best.d_cost, 4),
@@ -106,5 +118,5 @@ def plan_all(
     return [
         plan
         for parent in parents
-        for plan in plan_for(parent, candidates, prevalences[parent.id], scores[parent.id])
+        for plan in plan_for(parent, candidates, prevalences[parent.id], scores)
     ]

@@ -47,12 +47,18 @@ def load_profiles(run_dir: Path) -> list[Profile]:
     try:
         selections = ledger.selections()
         if selections.empty:
-            raise RunNotFound(f"{run_dir}: no epoch has finished yet; run `harnesspro evolve` first.")
+            raise RunNotFound(
+                f"{run_dir}: no epoch has finished yet; run `harnesspro evolve` first."
+            )
         last = selections[selections["epoch"] == selections["epoch"].max()]
         candidates = {c.id: c for c in ledger.candidates()}
         links = {c.id: (c.parent, c.mechanism) for c in candidates.values()}
         rollouts = ledger.rollouts()
-        tokens = rollouts.assign(tokens=rollouts[TOKEN_COLUMNS].sum(axis=1)).groupby("candidate_id")["tokens"].mean()
+        tokens = (
+            rollouts.assign(tokens=rollouts[TOKEN_COLUMNS].sum(axis=1))
+            .groupby("candidate_id")["tokens"]
+            .mean()
+        )
         return [
             Profile(
                 mode=str(row.mode),

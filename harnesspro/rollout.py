@@ -14,7 +14,7 @@ from harnesspro.config import ModelConfig, Price
 from harnesspro.gateway.server import Gateway
 from harnesspro.gateway.upstream import OpenAIUpstream, ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
-from harnesspro.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Bubblewrap, Mount, SandboxResult
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
@@ -110,7 +110,11 @@ def grade_official(work: Path, workdir: str, test_files: dict[str, bytes], tmp: 
     tests = write_tree(tmp / "tests", test_files)
     logs = tmp / "logs"
     logs.mkdir(exist_ok=True)
-    mounts = [Mount(work, workdir, True), Mount(tests, "/tests"), Mount(logs, "/logs/verifier", True)]
+    mounts = [
+        Mount(work, workdir, True),
+        Mount(tests, "/tests"),
+        Mount(logs, "/logs/verifier", True),
+    ]
     result = Bubblewrap().run(["bash", "/tests/test.sh"], mounts, {}, workdir, 120.0)
     reward = logs / "reward.txt"
     rewarded = not reward.exists() or reward.read_text().strip() in ("1", "1.0")
@@ -125,18 +129,26 @@ def run_rollout(inputs: RolloutInputs) -> RolloutResult:
         work = write_tree(tmp / "work", inputs.workspace_files)
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
-        gateway = Gateway(gateway_dir / "gw.sock", make_upstream(inputs), inputs.model.name, inputs.price)
+        gateway = Gateway(
+            gateway_dir / "gw.sock", make_upstream(inputs), inputs.model.name, inputs.price
+        )
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:
             run = _run_harness(inputs, tmp, gateway_dir)
         infra = any(call.status >= 500 for call in gateway.calls)
-        status = "infra_error" if infra else "timeout" if run.timed_out else (
-            "ok" if run.exit_code == 0 else "harness_error"
-        )
+        status: RolloutStatus = "ok"
+        if infra:
+            status = "infra_error"
+        elif run.timed_out:
+            status = "timeout"
+        elif run.exit_code != 0:
+            status = "harness_error"
         workspace = snapshot(work)
         official = grade_official(work, inputs.task_json["workdir"], inputs.test_files, tmp)
         trajectory_path = tmp / "out" / "trajectory.jsonl"
-        trajectory = trajectory_path.read_text()[:TRAJECTORY_CAP] if trajectory_path.exists() else ""
+        trajectory = (
+            trajectory_path.read_text()[:TRAJECTORY_CAP] if trajectory_path.exists() else ""
+        )
         usage = sum((c.usage for c in gateway.calls), Usage())
         return RolloutResult(
             key=inputs.spec.key,

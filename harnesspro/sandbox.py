@@ -73,7 +73,9 @@ def _system_args() -> list[str]:
     return args
 
 
-def bwrap_argv(argv: Sequence[str], mounts: Sequence[Mount], env: Mapping[str, str], cwd: str) -> list[str]:
+def bwrap_argv(
+    argv: Sequence[str], mounts: Sequence[Mount], env: Mapping[str, str], cwd: str
+) -> list[str]:
     """The full bubblewrap command line; the host environment is never inherited."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]
     args += _system_args()

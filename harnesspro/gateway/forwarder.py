@@ -4,6 +4,7 @@ Standard library only; it runs under the sandbox's interpreter with nothing else
 Usage: forwarder.py SOCKET PORT -- COMMAND...
 """
 
+import contextlib
 import socket
 import subprocess
 import sys
@@ -17,10 +18,8 @@ def _pipe(src: socket.socket, dst: socket.socket) -> None:
     except OSError:
         pass
     finally:
-        try:
+        with contextlib.suppress(OSError):
             dst.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
 
 def _serve(listener: socket.socket, socket_path: str) -> None:

@@ -111,7 +111,9 @@ def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/v1/models":
-                self._send(200, {"object": "list", "data": [{"id": gateway.model, "object": "model"}]})
+                self._send(
+                    200, {"object": "list", "data": [{"id": gateway.model, "object": "model"}]}
+                )
             else:
                 self._send(404, _error(f"no route {self.path}", "not_found"))
 

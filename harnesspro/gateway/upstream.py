@@ -54,7 +54,9 @@ class ScriptedUpstream:
         message = self.policy.respond(request, sampling_seed)
         prompt = _prompt_text(request)
         prompt_tokens = count_tokens(prompt)
-        shared = count_tokens(prompt[: _common_prefix(prompt, self.previous.get(sampling_seed, ""))])
+        shared = count_tokens(
+            prompt[: _common_prefix(prompt, self.previous.get(sampling_seed, ""))]
+        )
         cached = min(shared // CACHE_BLOCK * CACHE_BLOCK, prompt_tokens)
         self.previous[sampling_seed] = prompt
         reasoning = 150 if request.get("reasoning_effort") == "high" else 0

@@ -29,8 +29,12 @@ class HarnessRepo:
     def commit_seed(self, template: Path) -> tuple[str, str]:
         """Copy the seed template in and commit it once; returns (commit, tree)."""
         if not self.repo.head.is_valid():
-            shutil.copytree(template, self.root, dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                template,
+                self.root,
+                dirs_exist_ok=True,
+                ignore=shutil.ignore_patterns("__pycache__"),
+            )
             self.repo.git.add(A=True)
             self.repo.index.commit("seed harness", author=AUTHOR, committer=AUTHOR)
         head = self.repo.head.commit

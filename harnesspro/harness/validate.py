@@ -22,7 +22,10 @@ def validate_harness(candidate: Path, seed: Path) -> str:
     except (tomllib.TOMLDecodeError, KeyError) as exc:
         return f"harness.toml does not parse: {exc}"
     for rel in immutable:
-        if not (candidate / rel).is_file() or (candidate / rel).read_bytes() != (seed / rel).read_bytes():
+        if (
+            not (candidate / rel).is_file()
+            or (candidate / rel).read_bytes() != (seed / rel).read_bytes()
+        ):
             return f"immutable path {rel} differs from the seed"
     config = candidate / "harness.yaml"
     if (seed / "harness.yaml").is_file():

@@ -73,7 +73,10 @@ def budget_notices(first: int, second: int, block: int) -> Callable[[Path], None
 
     def edit(worktree: Path) -> None:
         notices = [
-            {"after": first, "text": "Use parallel calls where you can and avoid redundant checks."},
+            {
+                "after": first,
+                "text": "Use parallel calls where you can and avoid redundant checks.",
+            },
             {"after": second, "text": "Focus on finishing: verify the outputs and submit."},
         ]
         _update_config(worktree, lambda c: c.update(notices=notices, block_after=block))
@@ -92,19 +95,59 @@ def _high_effort(worktree: Path) -> None:
 CATALOG: dict[str, Mechanism] = {
     m.name: m
     for m in (
-        Mechanism("concise_prompt", "prompt", "shorter, less redundant system prompt",
-                  0.0, -0.30, ("verbose_replies", "exploration"), _concise_prompt),
-        Mechanism("compress_output", "context management",
-                  "head/tail compression of long tool outputs", 0.0, -0.20, ("long_tool_output",), _compress_output),
-        Mechanism("budget_notices", "step cap",
-                  "notices after 4 and 8 tool calls, block after 16 (the 14/26/44 pattern, scaled)",
-                  0.0, -0.10, ("repeated_commands", "exploration"), budget_notices(4, 8, 16)),
-        Mechanism("verify_before_submit", "answer extraction",
-                  "check outputs against the instructions before submitting",
-                  0.10, 0.08, ("task_failures", "unrecovered_errors"), _verify_before_submit),
-        Mechanism("step_cap", "step cap", "cap the loop at 12 model calls",
-                  -0.05, -0.10, ("many_tool_calls",), _step_cap),
-        Mechanism("high_effort", "reasoning effort", "request reasoning_effort high",
-                  0.06, 0.35, ("task_failures",), _high_effort),
+        Mechanism(
+            "concise_prompt",
+            "prompt",
+            "shorter, less redundant system prompt",
+            0.0,
+            -0.30,
+            ("verbose_replies", "exploration"),
+            _concise_prompt,
+        ),
+        Mechanism(
+            "compress_output",
+            "context management",
+            "head/tail compression of long tool outputs",
+            0.0,
+            -0.20,
+            ("long_tool_output",),
+            _compress_output,
+        ),
+        Mechanism(
+            "budget_notices",
+            "step cap",
+            "notices after 4 and 8 tool calls, block after 16 (the 14/26/44 pattern, scaled)",
+            0.0,
+            -0.10,
+            ("repeated_commands", "exploration"),
+            budget_notices(4, 8, 16),
+        ),
+        Mechanism(
+            "verify_before_submit",
+            "answer extraction",
+            "check outputs against the instructions before submitting",
+            0.10,
+            0.08,
+            ("task_failures", "unrecovered_errors"),
+            _verify_before_submit,
+        ),
+        Mechanism(
+            "step_cap",
+            "step cap",
+            "cap the loop at 12 model calls",
+            -0.05,
+            -0.10,
+            ("many_tool_calls",),
+            _step_cap,
+        ),
+        Mechanism(
+            "high_effort",
+            "reasoning effort",
+            "request reasoning_effort high",
+            0.06,
+            0.35,
+            ("task_failures",),
+            _high_effort,
+        ),
     )
 }

@@ -19,7 +19,8 @@ in, fixed per task and attempt, so candidates are compared on common random numb
    the prompts ask to verify work) and the step is redone; otherwise it stays broken.
 4. After a step, with probability 0.3, a redundant re-check (`ls`/`cat` again).
 5. Before submitting, with probability 0.25 (0.9 when the prompts ask to verify work), a
-   verification command runs and every step still broken is redone.
+   verification command runs and, if a step is still broken, every step from the first
+   broken one onwards is rerun (later steps may have used its missing output).
 6. Then it submits: a reply without a tool call.
 7. Once a tool result contains a notice asking to avoid redundant checks or to focus on
    finishing, the remaining exploration and re-checks are skipped. A tool result saying the
@@ -43,10 +44,35 @@ from typing import Any
 from harnesspro.records import Task
 from harnesspro.tasks.loader import reference_steps, workspace_files
 
-VOCAB = (
-    "inspect the files first then apply the change carefully and confirm the output "
-    "matches the requested format before moving on to the next part of the task"
-).split()
+VOCAB = [
+    "inspect",
+    "the",
+    "files",
+    "first",
+    "then",
+    "apply",
+    "the",
+    "change",
+    "carefully",
+    "and",
+    "confirm",
+    "the",
+    "output",
+    "matches",
+    "the",
+    "requested",
+    "format",
+    "before",
+    "moving",
+    "on",
+    "to",
+    "the",
+    "next",
+    "part",
+    "of",
+    "the",
+    "task",
+]
 PATH_RE = re.compile(r"`(/[^`\s]+)`")
 
 
@@ -76,7 +102,7 @@ def script_for(task: Task) -> TaskScript:
         workdir=task.workdir,
         steps=tuple(reference_steps(task)),
         inputs=files,
-        outputs=tuple(p for p in mentioned if p not in files),
+        outputs=tuple(dict.fromkeys(p for p in mentioned if p not in files)),
     )
 
 
@@ -132,7 +158,7 @@ def plan_actions(script: TaskScript, traits: Traits, seed: str) -> list[Action]:
     u = _stream(seed, "explore").random()
     n_explore = int(u * 2) if traits.direct else 1 + int(u * 3)
     actions = [Action("explore", _look(_stream(seed, "look", i), script)) for i in range(n_explore)]
-    broken: list[str] = []
+    broken: list[int] = []
     for i, step in enumerate(script.steps):
         rng = _stream(seed, "step", i)
         slip, notice, recheck = rng.random(), rng.random(), rng.random()
@@ -141,7 +167,7 @@ def plan_actions(script: TaskScript, traits: Traits, seed: str) -> list[Action]:
             if notice < p_notice:
                 actions.append(Action("step", step))
             else:
-                broken.append(step)
+                broken.append(i)
         else:
             actions.append(Action("step", step))
         if recheck < 0.3:
@@ -149,7 +175,8 @@ def plan_actions(script: TaskScript, traits: Traits, seed: str) -> list[Action]:
     if _stream(seed, "verify").random() < (0.9 if traits.verify else 0.25):
         outputs = " ".join(script.outputs) or script.workdir
         actions.append(Action("verify", f"ls -la {script.workdir} && head -n 20 {outputs}"))
-        actions += [Action("step", step) for step in broken]
+        if broken:  # later steps may have built on the broken one: rerun from there
+            actions += [Action("step", step) for step in script.steps[broken[0] :]]
     return actions
 
 
@@ -159,7 +186,9 @@ def _tool_results(messages: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _acted(messages: Sequence[Mapping[str, Any]], fenced: bool) -> int:
     if fenced:
-        return sum(1 for m in messages if m.get("role") == "assistant" and "```" in str(m.get("content")))
+        return sum(
+            1 for m in messages if m.get("role") == "assistant" and "```" in str(m.get("content"))
+        )
     return sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
 
 
@@ -172,7 +201,11 @@ def _results(messages: Sequence[Mapping[str, Any]], fenced: bool) -> list[str]:
 def _effective(actions: list[Action], results: list[str]) -> list[Action]:
     """Drop exploration and re-checks issued after a notice asked to stop them."""
     notice_at = next(
-        (i for i, text in enumerate(results) if re.search(r"redundant|focus on finishing", text, re.I)),
+        (
+            i
+            for i, text in enumerate(results)
+            if re.search(r"redundant|focus on finishing", text, re.I)
+        ),
         None,
     )
     kept: list[Action] = []

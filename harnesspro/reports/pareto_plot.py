@@ -37,6 +37,12 @@ def front_frame(
     return pd.DataFrame(rows)
 
 
+HOVER = (
+    "%{text}<br>%{customdata[0]} (%{customdata[1]}, epoch %{customdata[2]})"
+    "<br>pass %{y:.1%} at $%{x:.4f}/task<extra></extra>"
+)
+
+
 def draw_front(frame: pd.DataFrame, title: str, path: Path) -> Path:
     """Write a self-contained HTML figure (plotly.js inlined, opens offline)."""
     fig = go.Figure()
@@ -46,22 +52,33 @@ def draw_front(frame: pd.DataFrame, title: str, path: Path) -> Path:
                 x=group["cost_per_task"],
                 y=group["pass_rate"],
                 mode="markers+text",
-                text=[f"{c} {m}".strip() for c, m in zip(group["candidate"], group["modes"], strict=True)],
+                text=[
+                    f"{c} {m}".strip()
+                    for c, m in zip(group["candidate"], group["modes"], strict=True)
+                ],
                 textposition="top center",
                 name="front (survivors)" if survivor else "filtered",
                 marker={"size": 12 if survivor else 8, "opacity": 1.0 if survivor else 0.5},
                 customdata=group[["mechanism", "directive", "epoch"]],
-                hovertemplate="%{text}<br>%{customdata[0]} (%{customdata[1]}, epoch %{customdata[2]})"
-                "<br>pass %{y:.1%} at $%{x:.4f}/task<extra></extra>",
+                hovertemplate=HOVER,
             )
         )
     front = frame[frame["survivor"]].sort_values("cost_per_task")
     fig.add_trace(
-        go.Scatter(x=front["cost_per_task"], y=front["pass_rate"], mode="lines", name="Pareto front",
-                   line={"dash": "dot"})
+        go.Scatter(
+            x=front["cost_per_task"],
+            y=front["pass_rate"],
+            mode="lines",
+            name="Pareto front",
+            line={"dash": "dot"},
+        )
     )
-    fig.update_layout(title=title, xaxis_title="cost per task ($)", yaxis_title="pass rate",
-                      yaxis_tickformat=".0%")
+    fig.update_layout(
+        title=title,
+        xaxis_title="cost per task ($)",
+        yaxis_title="pass rate",
+        yaxis_tickformat=".0%",
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.write_html(path, include_plotlyjs=True, full_html=True)
     return path

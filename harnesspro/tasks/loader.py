@@ -67,7 +67,9 @@ def workspace_files(task: Task) -> dict[str, bytes]:
 
 def folder_files(root: Path) -> dict[str, bytes]:
     """Every file under `root` as relative path -> content (for shipping to Ray workers)."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def reference_steps(task: Task) -> list[str]:

@@ -32,12 +32,12 @@ BASH_TOOL = {
 
 class Trajectory:
     def __init__(self, out_dir):
-        self.file = open(Path(out_dir) / "trajectory.jsonl", "a")
+        self.path = Path(out_dir) / "trajectory.jsonl"
 
     def write(self, kind, step, **fields):
         record = {"type": kind, "step": step, "ts": round(time.time(), 3), **fields}
-        self.file.write(json.dumps(record) + "\n")
-        self.file.flush()
+        with self.path.open("a") as handle:  # one line per event, intact if we are killed
+            handle.write(json.dumps(record) + "\n")
 
 
 def chat(body):
@@ -57,7 +57,12 @@ def chat(body):
 def run_bash(command, workdir, timeout):
     try:
         done = subprocess.run(
-            ["bash", "-c", command], cwd=workdir, capture_output=True, text=True, timeout=timeout
+            ["bash", "-c", command],
+            cwd=workdir,
+            capture_output=True,
+            timeout=timeout,
+            encoding="utf-8",
+            errors="replace",
         )
         output = done.stdout + done.stderr
         return output if output else f"(no output, exit code {done.returncode})"
@@ -119,8 +124,10 @@ def main():
             except (KeyError, ValueError):
                 command = None
             trajectory.write("tool_call", step, command=command)
-            output = run_bash(command, task["workdir"], config["command_timeout_s"]) if command else (
-                "error: arguments must be JSON with a `command` string"
+            output = (
+                run_bash(command, task["workdir"], config["command_timeout_s"])
+                if command
+                else ("error: arguments must be JSON with a `command` string")
             )
             text = tool_result(config, calls, output)
             trajectory.write("tool_result", step, chars=len(text), output=text[:2000])

@@ -1,0 +1,68 @@
+"""Everything one run's stages share, opened once by the driver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+
+from harnesspro.config import Price, RunConfig
+from harnesspro.gateway.prices import lookup_price
+from harnesspro.harness.repo import HarnessRepo
+from harnesspro.ledger import Ledger
+from harnesspro.metrics import candidate_scores
+from harnesspro.records import Candidate, Score, Task
+from harnesspro.runfolder import RunFolder
+from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.splits import Splits, make_splits
+
+SEED_ID = "c000"
+
+
+def seed_template() -> Path:
+    """The seed harness shipped as package data."""
+    return Path(str(resources.files("harnesspro") / "seed"))
+
+
+@dataclass(frozen=True)
+class RunContext:
+    config: RunConfig
+    run: RunFolder
+    ledger: Ledger
+    repo: HarnessRepo
+    tasks: dict[str, Task]
+    splits: Splits
+    price: Price
+    console: Console
+
+    @classmethod
+    def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
+        """Validate what can be validated, then create or reopen the run folder."""
+        price = lookup_price(config.model.name, config.prices)
+        tasks = {t.id: t for t in load_suite(config.tasks.suite)}
+        splits = make_splits(
+            list(tasks.values()),
+            config.tasks.test_fraction,
+            config.tasks.split_seed,
+            config.coreset.size,
+        )
+        run.open(config)
+        ledger = Ledger(run.ledger)
+        repo = HarnessRepo(run.harness, run.worktrees)
+        return cls(config, run, ledger, repo, tasks, splits, price, console)
+
+    def candidates(self) -> dict[str, Candidate]:
+        return {c.id: c for c in self.ledger.candidates()}
+
+    def scores(self) -> dict[str, Score]:
+        """Train-split (coreset) scores of every candidate, by the frozen tests."""
+        return candidate_scores(self.ledger.rollouts(), self.splits.coreset)
+
+    def seed(self) -> Candidate:
+        """The seed candidate, committed to the run's harness repository once."""
+        commit, tree = self.repo.commit_seed(seed_template())
+        if SEED_ID not in self.candidates():
+            self.ledger.add_candidate(Candidate(SEED_ID, commit, tree, None, None, None, 0))
+        return self.candidates()[SEED_ID]

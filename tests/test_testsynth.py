@@ -1,0 +1,83 @@
+"""Frozen synthesized tests: majority of clean seed rollouts, never official tests."""
+
+from __future__ import annotations
+
+import json
+
+from harnesspro.testsynth import SeedRollout, SynthTest, is_clean, named_paths, score, synthesize
+
+INSTRUCTION = "Count lines of `/workspace/in.txt` into `/workspace/out.txt` and `/workspace/dir`."
+
+
+def trajectory(*events: tuple[str, str]) -> str:
+    lines = []
+    for kind, text in events:
+        field = "command" if kind == "tool_call" else "output"
+        lines.append(json.dumps({"type": kind, "step": 1, field: text}))
+    return "\n".join(lines)
+
+
+CLEAN = trajectory(("tool_call", "wc -l in.txt"), ("tool_result", "3"))
+RETRIED = trajectory(
+    ("tool_call", "wcc -l in.txt"),
+    ("tool_result", "bash: wcc: command not found"),
+    ("tool_call", "wc -l in.txt"),
+    ("tool_result", "3"),
+)
+BROKEN = trajectory(("tool_call", "wcc -l in.txt"), ("tool_result", "bash: wcc: command not found"))
+
+
+def test_named_paths_are_relative_to_workdir() -> None:
+    assert named_paths(INSTRUCTION, "/workspace") == ["dir", "in.txt", "out.txt"]
+
+
+def test_clean_means_every_failure_was_retried() -> None:
+    assert is_clean(CLEAN) and is_clean(RETRIED) and not is_clean(BROKEN)
+
+
+def test_only_clean_rollouts_vote() -> None:
+    good = {"in.txt": b"a\nb\nc\n", "out.txt": b"3\n", "dir/x": b"1"}
+    bad = {"in.txt": b"a\nb\nc\n", "out.txt": b"", "dir/x": b"1"}
+    seed = [SeedRollout(bad, BROKEN), SeedRollout(bad, BROKEN), SeedRollout(good, CLEAN)]
+    test = synthesize("t", INSTRUCTION, "/workspace", seed)
+    assert score(test, good) and not score(test, bad)
+    assert not score(test, {k: v for k, v in good.items() if k != "dir/x"})
+    assert SynthTest.from_json(test.to_json()) == test
+
+
+def test_disagreement_falls_back_to_existence() -> None:
+    a = {"out.txt": b"1"}
+    b = {"out.txt": b"2"}
+    test = synthesize(
+        "t",
+        "Write `/workspace/out.txt`.",
+        "/workspace",
+        [SeedRollout(a, CLEAN), SeedRollout(b, CLEAN)],
+    )
+    assert [c.kind for c in test.checks] == ["exists"]
+    assert score(test, {"out.txt": b"anything"}) and not score(test, {})
+
+
+def test_archives_compare_by_members_not_timestamps() -> None:
+    import io
+    import tarfile
+    import time
+
+    def archive(mtime: float, body: bytes) -> bytes:
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            info = tarfile.TarInfo("a.log")
+            info.size, info.mtime = len(body), mtime
+            tar.addfile(info, io.BytesIO(body))
+        return buffer.getvalue()
+
+    first, later = archive(time.time(), b"x"), archive(time.time() + 60, b"x")
+    assert first != later
+    test = synthesize(
+        "t",
+        "Pack `/workspace/b.tar.gz`.",
+        "/workspace",
+        [SeedRollout({"b.tar.gz": first}, CLEAN)] * 2,
+    )
+    assert score(test, {"b.tar.gz": later})
+    assert not score(test, {"b.tar.gz": archive(time.time(), b"y")})
