@@ -1,0 +1,123 @@
+"""A one-epoch run on a tiny config: ledger, worktrees, reports, profiles, export, resume."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnesspro.cli import main
+from tests.conftest import tiny_config
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
+    folder = tmp_path_factory.mktemp("e2e")
+    run_dir = folder / "run"
+    assert main(["evolve", "--config", str(tiny_config(folder)), "--run-dir", str(run_dir)]) == 0
+    return run_dir
+
+
+def rows(run_dir: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        return db.execute(sql).fetchall()
+
+
+def test_ledger_holds_candidates_rollouts_epochs(finished_run: Path) -> None:
+    candidates = rows(finished_run, "SELECT id, parent, directive FROM candidates ORDER BY id")
+    assert candidates[0] == ("c000", None, None)
+    assert {c[2] for c in candidates[1:]} == {"cost-first", "balanced", "performance-first"}
+    per_candidate = rows(finished_run, "SELECT candidate_id, count(*) FROM rollouts GROUP BY 1")
+    assert all(n == 3 * 2 for _, n in per_candidate)  # 3 coreset tasks x G = 2
+    assert len(per_candidate) == len(candidates)
+    assert rows(finished_run, "SELECT count(*) FROM rollouts WHERE pass IS NULL") == [(0,)]
+    assert [e for (e,) in rows(finished_run, "SELECT epoch FROM epochs")] == [0, 1]
+    assert rows(finished_run, "SELECT count(DISTINCT mode) FROM selections WHERE epoch = 1") == [
+        (3,)
+    ]
+    assert len(rows(finished_run, "SELECT * FROM synth_tests")) == 3
+
+
+def test_worktree_per_candidate_and_reports(finished_run: Path) -> None:
+    worktrees = sorted(p.name for p in (finished_run / "worktrees").iterdir())
+    assert worktrees == [f"c00{i}" for i in range(1, len(worktrees) + 1)]
+    for epoch in (0, 1):
+        html = (finished_run / "reports" / f"epoch-{epoch}" / "pareto.html").read_text()
+        assert "Plotly.newPlot" in html and "<script src=" not in html  # self-contained
+        header = (
+            (finished_run / "reports" / f"epoch-{epoch}" / "costs.csv").read_text().splitlines()[0]
+        )
+        for column in ("uncached_input", "cached_input", "output", "dollars"):
+            assert column in header
+    config = (finished_run / "config.yaml").read_text()
+    assert "rollouts_per_task: 2" in config
+
+
+def test_profiles_json_and_export(
+    finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["profiles", str(finished_run), "--json"]) == 0
+    profiles = json.loads(capsys.readouterr().out)
+    assert set(profiles) == {"lite", "medium", "heavy"}
+    heavy = profiles["heavy"]
+    assert {"commit", "pass_rate", "cost_per_task", "candidate"} <= set(heavy)
+    out = tmp_path / "heavy"
+    assert main(["export", str(finished_run), "--profile", "heavy", "--out", str(out)]) == 0
+    listed = subprocess.run(
+        ["git", "ls-tree", "-r", "--name-only", heavy["commit"]],
+        cwd=finished_run / "harness",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    exported = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert exported == sorted(listed)
+    for name in listed:
+        blob = subprocess.run(
+            ["git", "show", f"{heavy['commit']}:{name}"],
+            cwd=finished_run / "harness",
+            capture_output=True,
+            check=True,
+        ).stdout
+        assert (out / name).read_bytes() == blob
+    assert main(["export", str(finished_run), "--profile", "heavy", "--out", str(out)]) == 2
+
+
+def test_rerun_resumes_without_new_rollouts(finished_run: Path) -> None:
+    before = rows(finished_run, "SELECT key, created FROM rollouts ORDER BY key")
+    config = finished_run.parent / "tiny.yaml"
+    assert main(["evolve", "--config", str(config), "--run-dir", str(finished_run)]) == 0
+    assert rows(finished_run, "SELECT key, created FROM rollouts ORDER BY key") == before
+
+
+def test_rerun_with_another_config_is_refused(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = finished_run.parent / "tiny.yaml"
+    code = main(
+        ["evolve", "--config", str(config), "--run-dir", str(finished_run), "--set", "seed=7"]
+    )
+    assert code == 2
+    assert "different config" in capsys.readouterr().err
+
+
+def test_report_command(finished_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(finished_run)]) == 0
+    out = capsys.readouterr().out
+    assert "epoch 0" in out and "epoch 1" in out and "pareto.html" in out
+
+
+def test_python_m_evolve_is_the_same_command(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nonsense_key: 1\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "harnesspro.evolve", "--config", str(bad)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2
+    assert "unknown key 'nonsense_key'" in result.stderr

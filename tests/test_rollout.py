@@ -1,0 +1,56 @@
+"""One real rollout: seed harness in bubblewrap, behind the gateway, on the scripted policy."""
+
+from __future__ import annotations
+
+import json
+
+from harnesspro.config import ModelConfig
+from harnesspro.context import seed_template
+from harnesspro.policies.scripted import script_for
+from harnesspro.records import RolloutSpec
+from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+from tests.conftest import SCRIPTED_PRICE
+
+
+def inputs_for(task_id: str, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:
+    task = next(t for t in load_suite("builtin") if t.id == task_id)
+    return RolloutInputs(
+        spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
+        harness_files=harness,
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        workspace_files=workspace_files(task),
+        test_files=folder_files(task.path / "tests"),
+        script=script_for(task),
+        model=ModelConfig(),
+        price=SCRIPTED_PRICE,
+        timeout_s=60,
+        sampling_seed=f"0:{task.id}:{attempt}",
+        token=f"token-{attempt}-0123456789abcdef",
+    )
+
+
+def test_seed_rollout_end_to_end() -> None:
+    result = run_rollout(inputs_for("sales_by_region", 0, folder_files(seed_template())))
+    assert result.status == "ok", result.detail
+    events = [json.loads(line) for line in result.trajectory.splitlines()]
+    assert {"model_call", "tool_call", "tool_result", "submit"} <= {e["type"] for e in events}
+    calls = [json.loads(line) for line in result.gateway_log.splitlines()]
+    assert len(calls) == result.n_calls == sum(e["type"] == "model_call" for e in events)
+    # The rollout's usage is exactly the sum of what the gateway metered.
+    assert result.usage.output == sum(c["output"] for c in calls)
+    assert result.usage.cached_input == sum(c["cached_input"] for c in calls) > 0
+    assert abs(result.cost - sum(c["cost"] for c in calls)) < 1e-12
+    assert result.official_pass is not None
+    assert (
+        "token-0-0123456789abcdef" not in result.gateway_log
+    )  # the per-rollout token is never logged whole
+
+
+def test_broken_harness_is_a_harness_error_not_a_crash() -> None:
+    harness = folder_files(seed_template())
+    harness["agent/__main__.py"] = b"raise SystemExit(3)\n"
+    result = run_rollout(inputs_for("sales_by_region", 1, harness))
+    assert result.status == "harness_error"
+    assert result.n_calls == 0
+    assert result.official_pass is False
