@@ -49,6 +49,7 @@ class RunContext:
             config.coreset.size,
         )
         run.open(config)
+        run.write_splits(splits)
         ledger = Ledger(run.ledger)
         repo = HarnessRepo(run.harness, run.worktrees)
         return cls(config, run, ledger, repo, tasks, splits, price, console)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harnesspro.config import ConfigError, RunConfig, dump_config
 from harnesspro.records import RolloutResult
 from harnesspro.rollout import write_tree
 from harnesspro.tasks.loader import folder_files
+from harnesspro.tasks.splits import Splits
 
 
 def default_run_dir(config: RunConfig) -> Path:
@@ -55,6 +57,10 @@ class RunFolder:
             return
         self.root.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+
+    def write_splits(self, splits: Splits) -> None:
+        """splits.json: the coreset, validation and test task ids of this run."""
+        (self.root / "splits.json").write_text(json.dumps(asdict(splits), indent=2) + "\n")
 
     def save_rollout(self, result: RolloutResult) -> str:
         """Write a rollout's artifacts; returns the folder relative to the run."""

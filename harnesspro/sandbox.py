@@ -78,8 +78,9 @@ def bwrap_argv(
 ) -> list[str]:
     """The full bubblewrap command line; the host environment is never inherited."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]
-    args += _system_args()
+    # Empty /tmp and /run first: the interpreter (a venv under /tmp, say) is bound after them.
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    args += _system_args()
     for mount in mounts:
         args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
     args += ["--clearenv", "--chdir", cwd]

@@ -35,6 +35,9 @@ def test_ledger_holds_candidates_rollouts_epochs(finished_run: Path) -> None:
     assert all(n == 3 * 2 for _, n in per_candidate)  # 3 coreset tasks x G = 2
     assert len(per_candidate) == len(candidates)
     assert rows(finished_run, "SELECT count(*) FROM rollouts WHERE pass IS NULL") == [(0,)]
+    # Every rollout really ran: the scripted policy's harness finishes cleanly.
+    assert rows(finished_run, "SELECT DISTINCT status FROM rollouts") == [("ok",)]
+    assert rows(finished_run, "SELECT min(n_calls), min(output) FROM rollouts")[0] > (1, 0)
     assert [e for (e,) in rows(finished_run, "SELECT epoch FROM epochs")] == [0, 1]
     assert rows(finished_run, "SELECT count(DISTINCT mode) FROM selections WHERE epoch = 1") == [
         (3,)
