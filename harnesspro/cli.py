@@ -61,7 +61,7 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
 
     config = load_config(args.config, args.set)
     Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
-    run = RunFolder(args.run_dir or default_run_dir(config))
+    run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
     console.print(f"run folder: {run.root}")
     ctx = RunContext.open(config, run, console)
     if ctx.ledger.meta("status") == "complete":

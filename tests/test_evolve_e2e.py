@@ -17,8 +17,12 @@ from tests.conftest import tiny_config
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
     folder = tmp_path_factory.mktemp("e2e")
-    run_dir = folder / "run"
-    assert main(["evolve", "--config", str(tiny_config(folder)), "--run-dir", str(run_dir)]) == 0
+    config = tiny_config(folder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>
+        assert main(["evolve", "--config", "tiny.yaml"]) == 0
+    (run_dir,) = (folder / "runs").iterdir()
+    assert run_dir.name.startswith("tiny-") and config.exists()
     return run_dir
 
 
@@ -92,7 +96,7 @@ def test_profiles_json_and_export(
 
 def test_rerun_resumes_without_new_rollouts(finished_run: Path) -> None:
     before = rows(finished_run, "SELECT key, created FROM rollouts ORDER BY key")
-    config = finished_run.parent / "tiny.yaml"
+    config = finished_run.parent.parent / "tiny.yaml"
     assert main(["evolve", "--config", str(config), "--run-dir", str(finished_run)]) == 0
     assert rows(finished_run, "SELECT key, created FROM rollouts ORDER BY key") == before
 
@@ -100,7 +104,7 @@ def test_rerun_resumes_without_new_rollouts(finished_run: Path) -> None:
 def test_rerun_with_another_config_is_refused(
     finished_run: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = finished_run.parent / "tiny.yaml"
+    config = finished_run.parent.parent / "tiny.yaml"
     code = main(
         ["evolve", "--config", str(config), "--run-dir", str(finished_run), "--set", "seed=7"]
     )

@@ -18,8 +18,9 @@ class HarnessRepo:
     """A git repository holding the seed on `main` and one branch + worktree per candidate."""
 
     def __init__(self, root: Path, worktrees: Path) -> None:
-        self.root = root
-        self.worktrees = worktrees
+        # Absolute: git resolves relative worktree paths against the repository, not our cwd.
+        self.root = root.resolve()
+        self.worktrees = worktrees.resolve()
         if (root / ".git").exists():
             self.repo = git.Repo(root)
         else:
