@@ -42,4 +42,5 @@ def cost_table(rollouts: pd.DataFrame) -> pd.DataFrame:
     table["infra_errors"] = (
         rollouts[rollouts["status"] == "infra_error"].groupby("candidate_id").size()
     )
-    return table.fillna({"infra_errors": 0}).rename(columns={"cost": "dollars"}).reset_index()
+    table["infra_errors"] = table["infra_errors"].fillna(0).astype(int)
+    return table.rename(columns={"cost": "dollars"}).reset_index()
