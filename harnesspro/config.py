@@ -87,10 +87,12 @@ class SelectionConfig(_Strict):
 
 
 class SandboxConfig(_Strict):
-    backend: Literal["bubblewrap"] = "bubblewrap"
-    """Isolation backend for harness and test processes."""
+    backend: Literal["bubblewrap", "local"] = "bubblewrap"
+    """Isolation of harness and test processes; `local` = none at all (warns loudly)."""
     timeout_s: float = Field(120.0, gt=0)
-    """Wall-clock limit of one harness run; the whole process group is killed after it."""
+    """Wall-clock limit of one harness run; every process it started is killed after it."""
+    memory_mb: int = Field(4096, ge=64)
+    """Address-space cap of each sandboxed process."""
 
 
 class RayConfig(_Strict):

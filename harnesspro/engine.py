@@ -95,6 +95,8 @@ def rollout_inputs(
         # Fixed per task and attempt: candidates are compared on common random numbers.
         sampling_seed=f"{ctx.config.seed}:{task_id}:{attempt}",
         token=secrets.token_hex(16),
+        sandbox=ctx.config.sandbox.backend,
+        memory_mb=ctx.config.sandbox.memory_mb,
     )
 
 

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS rollouts (
   key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
   status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
   cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
-  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL);
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT);
 CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
 CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS selections (
@@ -92,6 +92,7 @@ class Ledger:
             result.n_calls,
             artifacts,
             time.time(),
+            result.reason,
         )
         placeholders = ", ".join("?" * len(row))
         self._write(f"INSERT OR REPLACE INTO rollouts VALUES ({placeholders})", [row])

@@ -85,6 +85,8 @@ class RolloutResult:
     gateway_log: str
     workspace: dict[str, bytes] = field(repr=False)
     detail: str = ""
+    reason: str = ""
+    """One line saying why a rollout is not `ok`."""
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ gateway, grade with the official tests, and return everything as data."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import tomllib
@@ -15,12 +16,18 @@ from harnesspro.gateway.server import Gateway
 from harnesspro.gateway.upstream import OpenAIUpstream, ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
-from harnesspro.sandbox import Bubblewrap, Mount, SandboxResult
+from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
-GATEWAY_PORT = 8377
+GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 SNAPSHOT_FILE_CAP = 256_000
 TRAJECTORY_CAP = 2_000_000
+OUT_DIR_CAP = 50_000_000
+GRADING_TIMEOUT_S = 120.0
+
+
+class HarnessError(Exception):
+    """The harness broke the contract; the message is the one-line reason recorded."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,8 @@ class RolloutInputs:
     timeout_s: float
     sampling_seed: str
     token: str
+    sandbox: str = "bubblewrap"
+    memory_mb: int = 4096
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> Path:
@@ -57,56 +66,76 @@ def snapshot(root: Path) -> dict[str, bytes]:
     files = {}
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
-        if path.is_file() and ".git/" not in rel + "/" and path.stat().st_size <= SNAPSHOT_FILE_CAP:
+        small = (
+            path.is_file() and not path.is_symlink() and path.stat().st_size <= SNAPSHOT_FILE_CAP
+        )
+        if small and ".git/" not in rel + "/":
             files[rel] = path.read_bytes()
     return files
 
 
 def harness_command(harness_dir: Path) -> list[str]:
     """The manifest's command with `{python}` resolved to this interpreter."""
-    manifest = tomllib.loads((harness_dir / "harness.toml").read_text())
-    return [part.replace("{python}", sys.executable) for part in manifest["harness"]["command"]]
+    try:
+        manifest = tomllib.loads((harness_dir / "harness.toml").read_text())
+        command = manifest["harness"]["command"]
+    except FileNotFoundError:
+        raise HarnessError("harness.toml is missing") from None
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        raise HarnessError("harness.toml has no [harness] command") from None
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+        raise HarnessError("harness.toml: [harness] command must be a non-empty list of strings")
+    return [part.replace("{python}", sys.executable) for part in command]
 
 
 def make_upstream(inputs: RolloutInputs) -> Upstream:
-    """The upstream for this rollout's model config."""
+    """The upstream for this rollout's model config; provider keys stay in this process."""
     if inputs.model.upstream == "scripted":
         return ScriptedUpstream(ScriptedPolicy([inputs.script] if inputs.script else []))
-    import os
-
     key = os.environ.get(inputs.model.api_key_env or "", "")
     return OpenAIUpstream(inputs.model.base_url, key)
 
 
-def _run_harness(inputs: RolloutInputs, tmp: Path, gateway_dir: Path) -> SandboxResult:
+def _harness_mounts(inputs: RolloutInputs, tmp: Path, gateway_dir: Path) -> list[Mount]:
     harness = write_tree(tmp / "harness", inputs.harness_files)
-    task_dir = tmp / "task"
-    write_tree(task_dir, {"task.json": json.dumps(inputs.task_json).encode()})
-    workdir = inputs.task_json["workdir"]
-    mounts = [
+    task_dir = write_tree(tmp / "task", {"task.json": json.dumps(inputs.task_json).encode()})
+    return [
         Mount(harness, "/harness"),
         Mount(task_dir, "/harnesspro/task"),
         Mount(tmp / "out", "/harnesspro/out", writable=True),
-        Mount(tmp / "work", workdir, writable=True),
+        Mount(tmp / "work", inputs.task_json["workdir"], writable=True),
         Mount(FORWARDER, "/opt/harnesspro/forwarder.py"),
         Mount(gateway_dir, "/run/harnesspro"),
     ]
+
+
+def _run_harness(inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path) -> SandboxResult:
+    mounts = _harness_mounts(inputs, tmp, gw)
+    at = sandbox.visible_path
     env = {
-        "HARNESSPRO_TASK": "/harnesspro/task/task.json",
-        "HARNESSPRO_OUT": "/harnesspro/out",
+        "HARNESSPRO_TASK": at(mounts, "/harnesspro/task/task.json"),
+        "HARNESSPRO_OUT": at(mounts, "/harnesspro/out"),
         "HARNESSPRO_MODEL": inputs.model.name,
-        "OPENAI_BASE_URL": f"http://127.0.0.1:{GATEWAY_PORT}/v1",
         "OPENAI_API_KEY": inputs.token,
-        "PYTHONPATH": "/harness",
+        "PYTHONPATH": at(mounts, "/harness"),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    forward = [sys.executable, "/opt/harnesspro/forwarder.py", "/run/harnesspro/gw.sock"]
-    argv = [*forward, str(GATEWAY_PORT), "--", *harness_command(harness)]
-    return Bubblewrap().run(argv, mounts, env, workdir, inputs.timeout_s)
+    port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
+    forward = [sys.executable, at(mounts, "/opt/harnesspro/forwarder.py")]
+    argv = [*forward, at(mounts, "/run/harnesspro/gw.sock"), str(port), "--"]
+    argv += harness_command(tmp / "harness")
+    return sandbox.run(argv, mounts, env, inputs.task_json["workdir"], inputs.timeout_s)
 
 
-def grade_official(work: Path, workdir: str, test_files: dict[str, bytes], tmp: Path) -> bool:
+def grade_official(
+    work: Path,
+    workdir: str,
+    test_files: dict[str, bytes],
+    tmp: Path,
+    sandbox: Sandbox | None = None,
+) -> bool:
     """Run the task's official tests/test.sh in the sandbox; pass = exit 0 and reward 1."""
+    sandbox = sandbox or make_sandbox("bubblewrap")
     tests = write_tree(tmp / "tests", test_files)
     logs = tmp / "logs"
     logs.mkdir(exist_ok=True)
@@ -115,51 +144,78 @@ def grade_official(work: Path, workdir: str, test_files: dict[str, bytes], tmp: 
         Mount(tests, "/tests"),
         Mount(logs, "/logs/verifier", True),
     ]
-    result = Bubblewrap().run(["bash", "/tests/test.sh"], mounts, {}, workdir, 120.0)
+    argv = ["bash", sandbox.visible_path(mounts, "/tests/test.sh")]
+    result = sandbox.run(argv, mounts, {}, workdir, GRADING_TIMEOUT_S)
     reward = logs / "reward.txt"
     rewarded = not reward.exists() or reward.read_text().strip() in ("1", "1.0")
     return result.exit_code == 0 and rewarded
 
 
+def _dir_size(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def classify(run: SandboxResult, out_dir: Path, infra: bool) -> tuple[RolloutStatus, str]:
+    """Status and a one-line reason; infrastructure faults win over harness faults."""
+    if infra:
+        return "infra_error", "the model upstream failed (see gateway.jsonl)"
+    if run.timed_out:
+        return "timeout", run.reason
+    if run.reason:
+        return "harness_error", run.reason
+    if run.exit_code != 0:
+        last = (run.stderr.strip().splitlines() or [""])[-1][:200]
+        return "harness_error", f"exited with status {run.exit_code}: {last}".rstrip(": ")
+    if _dir_size(out_dir) > OUT_DIR_CAP:
+        return "harness_error", f"wrote more than {OUT_DIR_CAP:,} bytes to HARNESSPRO_OUT"
+    try:
+        json.loads((out_dir / "result.json").read_text())
+    except (OSError, ValueError):
+        return "harness_error", "finished without writing a valid result.json"
+    return "ok", ""
+
+
 def run_rollout(inputs: RolloutInputs) -> RolloutResult:
     """Run one rollout end to end; never raises for harness or task problems."""
+    sandbox = make_sandbox(inputs.sandbox, Limits(memory_mb=inputs.memory_mb))
     with tempfile.TemporaryDirectory(prefix="hp-roll-") as name:
         tmp = Path(name)
         (tmp / "out").mkdir()
         work = write_tree(tmp / "work", inputs.workspace_files)
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
-        gateway = Gateway(
-            gateway_dir / "gw.sock", make_upstream(inputs), inputs.model.name, inputs.price
-        )
+        upstream = make_upstream(inputs)
+        gateway = Gateway(gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price)
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:
-            run = _run_harness(inputs, tmp, gateway_dir)
-        infra = any(call.status >= 500 for call in gateway.calls)
-        status: RolloutStatus = "ok"
-        if infra:
-            status = "infra_error"
-        elif run.timed_out:
-            status = "timeout"
-        elif run.exit_code != 0:
-            status = "harness_error"
-        workspace = snapshot(work)
-        official = grade_official(work, inputs.task_json["workdir"], inputs.test_files, tmp)
+            try:
+                run = _run_harness(inputs, sandbox, tmp, gateway_dir)
+                status, reason = classify(
+                    run, tmp / "out", any(c.status >= 500 for c in gateway.calls)
+                )
+            except HarnessError as exc:
+                run = SandboxResult(None, False, "", "", 0.0, str(exc))
+                status, reason = "harness_error", str(exc)
+        official = grade_official(
+            work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox
+        )
         trajectory_path = tmp / "out" / "trajectory.jsonl"
         trajectory = (
-            trajectory_path.read_text()[:TRAJECTORY_CAP] if trajectory_path.exists() else ""
+            trajectory_path.read_text(errors="replace")[:TRAJECTORY_CAP]
+            if trajectory_path.is_file()
+            else ""
         )
-        usage = sum((c.usage for c in gateway.calls), Usage())
         return RolloutResult(
             key=inputs.spec.key,
             status=status,
-            usage=usage,
+            usage=sum((c.usage for c in gateway.calls), Usage()),
             cost=sum(c.cost for c in gateway.calls),
             latency_s=run.wall_s,
             n_calls=len(gateway.calls),
             official_pass=official,
             trajectory=trajectory,
             gateway_log="\n".join(gateway.log),
-            workspace=workspace,
+            workspace=snapshot(work),
             detail=run.stderr[-2000:],
+            reason=reason,
         )

@@ -1,21 +1,29 @@
-"""Bubblewrap sandbox: read-only system, explicit writable mounts, no network, killable."""
+"""Sandboxes for harness and test processes.
+
+`Bubblewrap`: read-only system, only the given mounts writable, no network, own PID
+namespace, host environment not inherited, memory and process caps, output cap, and a
+wall-clock timeout that kills every process the sandbox started. `Local`: the same
+interface with no isolation at all, for machines without bubblewrap; it warns loudly.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
-OUTPUT_CAP = 1_000_000  # bytes of stdout/stderr kept per process
+from harnesspro.cgroup import PidsCgroup
+
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 
 
@@ -25,9 +33,21 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Mount:
-    source: Path
+    source: os.PathLike[str] | str
     target: str
     writable: bool = False
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mb: int = 4096
+    """Address-space cap of every sandboxed process."""
+    max_pids: int = 512
+    """Processes alive at once (needs a writable pids cgroup; stops fork bombs)."""
+    output_keep: int = 1_000_000
+    """Bytes of stdout and of stderr kept."""
+    output_max: int = 64_000_000
+    """Bytes of stdout + stderr after which the run is killed as a harness error."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +57,8 @@ class SandboxResult:
     stdout: str
     stderr: str
     wall_s: float
+    reason: str = ""
+    """Why the sandbox stopped the run early ('' when it ended by itself)."""
 
 
 class Sandbox(Protocol):
@@ -49,27 +71,30 @@ class Sandbox(Protocol):
         timeout_s: float,
     ) -> SandboxResult: ...
 
+    def visible_path(self, mounts: Sequence[Mount], target: str) -> str:
+        """Where a mounted path is seen by the sandboxed process."""
+        ...
 
-def python_dirs() -> list[Path]:
+
+def python_dirs() -> list[str]:
     """Interpreter prefixes to expose read-only, so `{python}` runs inside the sandbox."""
-    return sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()})
+    return sorted({os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)})
 
 
 def sandbox_path() -> str:
     """PATH inside the sandbox: harnesspro's interpreter first, then the system."""
-    return f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    return f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin"
 
 
 def _system_args() -> list[str]:
     args: list[str] = []
     for name in SYSTEM_DIRS:
-        path = Path(name)
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), name]
-        elif path.exists():
+        if os.path.islink(name):
+            args += ["--symlink", os.readlink(name), name]
+        elif os.path.exists(name):
             args += ["--ro-bind", name, name]
     for prefix in python_dirs():
-        args += ["--ro-bind", str(prefix), str(prefix)]
+        args += ["--ro-bind", prefix, prefix]
     return args
 
 
@@ -89,26 +114,90 @@ def bwrap_argv(
     return [*args, "--", *argv]
 
 
-def _read_capped(path: Path) -> str:
-    with path.open("rb") as handle:
-        data = handle.read(OUTPUT_CAP)
-    return data.decode("utf-8", errors="replace")
+class _Capture:
+    """Drains a pipe, keeping the first `keep` bytes and counting the rest."""
+
+    def __init__(self, pipe: IO[bytes], keep: int) -> None:
+        self.kept = bytearray()
+        self.total = 0
+        self._thread = threading.Thread(target=self._drain, args=(pipe, keep), daemon=True)
+        self._thread.start()
+
+    def _drain(self, pipe: IO[bytes], keep: int) -> None:
+        while chunk := pipe.read(65536):
+            self.total += len(chunk)
+            if len(self.kept) < keep:
+                self.kept += chunk[: keep - len(self.kept)]
+
+    def text(self) -> str:
+        self._thread.join(timeout=5)
+        return self.kept.decode("utf-8", errors="replace")
 
 
-def _limit_memory(limit_bytes: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+def _preexec(cgroup: PidsCgroup, memory_bytes: int) -> None:
+    cgroup.join()
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+def run_limited(
+    command: Sequence[str],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+    timeout_s: float,
+    limits: Limits,
+) -> SandboxResult:
+    """Run a command in its own session and pids cgroup, enforcing every limit."""
+    cgroup = PidsCgroup(limits.max_pids)
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        cwd=cwd,
+        start_new_session=True,
+        preexec_fn=lambda: _preexec(cgroup, limits.memory_mb * 1024 * 1024),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Capture(proc.stdout, limits.output_keep), _Capture(proc.stderr, limits.output_keep)
+    reason = ""
+    while proc.poll() is None and not reason:
+        if time.monotonic() - started > timeout_s:
+            reason = f"timed out after {timeout_s:g} s"
+        elif out.total + err.total > limits.output_max:
+            reason = f"printed more than {limits.output_max:,} bytes"
+        else:
+            time.sleep(0.005)
+    if reason:
+        _kill(proc)
+    cgroup.kill_all()
+    proc.wait()
+    return SandboxResult(
+        exit_code=None if reason else proc.returncode,
+        timed_out=reason.startswith("timed out"),
+        stdout=out.text(),
+        stderr=err.text(),
+        wall_s=time.monotonic() - started,
+        reason=reason,
+    )
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 class Bubblewrap:
-    """Runs commands under bubblewrap with the process group killed on timeout."""
+    """Runs commands under bubblewrap (see the module docstring for what it isolates)."""
 
-    def __init__(self, memory_mb: int = 4096) -> None:
+    def __init__(self, limits: Limits | None = None) -> None:
         if shutil.which("bwrap") is None:
             raise SandboxUnavailable(
                 "bubblewrap (bwrap) is not installed; install it with "
                 "`apt-get install -y bubblewrap` (or run `make quickstart` as root)."
             )
-        self.memory_bytes = memory_mb * 1024 * 1024
+        self.limits = limits or Limits()
 
     def run(
         self,
@@ -119,30 +208,52 @@ class Bubblewrap:
         timeout_s: float,
     ) -> SandboxResult:
         command = bwrap_argv(argv, mounts, env, cwd)
-        with tempfile.TemporaryDirectory(prefix="hp-sbx-") as tmp:
-            out_path, err_path = Path(tmp, "stdout"), Path(tmp, "stderr")
-            with out_path.open("wb") as out, err_path.open("wb") as err:
-                started = time.monotonic()
-                proc = subprocess.Popen(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,
-                    preexec_fn=lambda: _limit_memory(self.memory_bytes),
-                )
-                timed_out = False
-                try:
-                    proc.wait(timeout=timeout_s)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                wall = time.monotonic() - started
-            return SandboxResult(
-                exit_code=None if timed_out else proc.returncode,
-                timed_out=timed_out,
-                stdout=_read_capped(out_path),
-                stderr=_read_capped(err_path),
-                wall_s=wall,
-            )
+        return run_limited(
+            command, {"PATH": os.environ.get("PATH", "")}, None, timeout_s, self.limits
+        )
+
+    def visible_path(self, mounts: Sequence[Mount], target: str) -> str:
+        return target
+
+
+class Local:
+    """No isolation: processes run on the host with mounts mapped to their host sources.
+
+    Only for machines without bubblewrap. The harness can read and write anything the user
+    can, reach the network, and see the host environment minus the variables we drop.
+    """
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        warnings.warn(
+            "sandbox backend 'local' gives NO isolation: harness code runs as you, with your "
+            "files and network. Install bubblewrap and use backend 'bubblewrap'.",
+            stacklevel=2,
+        )
+        print("WARNING: sandbox backend 'local' runs harnesses WITHOUT isolation.", file=sys.stderr)
+        self.limits = limits or Limits()
+
+    def visible_path(self, mounts: Sequence[Mount], target: str) -> str:
+        for mount in sorted(mounts, key=lambda m: len(m.target), reverse=True):
+            if target == mount.target or target.startswith(mount.target.rstrip("/") + "/"):
+                return str(mount.source) + target[len(mount.target.rstrip("/")) :]
+        return target
+
+    def run(
+        self,
+        argv: Sequence[str],
+        mounts: Sequence[Mount],
+        env: Mapping[str, str],
+        cwd: str,
+        timeout_s: float,
+    ) -> SandboxResult:
+        mapped = [self.visible_path(mounts, a) if a.startswith("/") else a for a in argv]
+        host_env = {"PATH": sandbox_path(), "HOME": os.environ.get("HOME", "/tmp"), **env}
+        host_env = {k: self.visible_path(mounts, v) for k, v in host_env.items()}
+        return run_limited(mapped, host_env, self.visible_path(mounts, cwd), timeout_s, self.limits)
+
+
+def make_sandbox(backend: str, limits: Limits | None = None) -> Sandbox:
+    """The configured backend: 'bubblewrap' (default) or 'local' (no isolation)."""
+    if backend == "local":
+        return Local(limits)
+    return Bubblewrap(limits)

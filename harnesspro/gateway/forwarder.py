@@ -1,10 +1,11 @@
 """Inside the sandbox: expose the gateway's Unix socket on loopback TCP, then run the harness.
 
 Standard library only; it runs under the sandbox's interpreter with nothing else mounted.
-Usage: forwarder.py SOCKET PORT -- COMMAND...
+Usage: forwarder.py SOCKET PORT -- COMMAND...   (the command gets OPENAI_BASE_URL set to it)
 """
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -38,10 +39,12 @@ def main() -> int:
         return 2
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", int(port)))
+    listener.bind(("127.0.0.1", int(port)))  # port 0: any free port (no network namespace)
     listener.listen(64)
     threading.Thread(target=_serve, args=(listener, socket_path), daemon=True).start()
-    return subprocess.call(command)
+    bound = listener.getsockname()[1]
+    env = {**os.environ, "OPENAI_BASE_URL": f"http://127.0.0.1:{bound}/v1"}
+    return subprocess.call(command, env=env)
 
 
 if __name__ == "__main__":
