@@ -56,6 +56,8 @@ def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
     reads = [c for c in commands if c.split(" ", 1)[0] in READ_ONLY]
     words = [len(str(e.get("content") or "").split()) for e in events if e["type"] == "model_call"]
     errors = [e for e in results if "command not found" in str(e.get("output"))]
+    unparsed = [e for e in results if str(e.get("output")).startswith("error: arguments")]
+    timeouts = [e for e in results if "timed out after" in str(e.get("output"))]
     return {
         "task_failures": (not trace.passed, "" if trace.passed else "frozen test failed"),
         "long_tool_output": (
@@ -75,6 +77,8 @@ def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
             bool(errors) and not trace.passed,
             _first(events, lambda e: e in errors),
         ),
+        "unparseable_replies": (bool(unparsed), _first(events, lambda e: e in unparsed)),
+        "timeouts": (bool(timeouts), _first(events, lambda e: e in timeouts)),
     }
 
 

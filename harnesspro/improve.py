@@ -50,8 +50,10 @@ def improve(ctx: RunContext, epoch: int, parent_ids: list[str]) -> list[Candidat
             ctx.ledger.add_candidate(edit.candidate)
         if edit.candidate and edit.candidate.epoch == epoch:
             children[edit.candidate.id] = edit.candidate
-        ctx.ledger.record_plan(epoch, plan, edit.candidate.id if edit.candidate else None)
-        outcome = edit.candidate.id if edit.candidate else f"discarded ({edit.reason})"
+        ctx.ledger.record_plan(
+            epoch, plan, edit.candidate.id if edit.candidate else None, edit.note
+        )
+        outcome = " ".join(filter(None, [edit.candidate.id if edit.candidate else "", edit.note]))
         ctx.console.print(
             f"  plan {plan.parent_id} ({plan.directive}) {plan.mechanism}: predicted pass "
             f"{plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%} -> {outcome}"

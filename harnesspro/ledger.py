@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS diagnoses (
   effect_pass REAL, effect_cost REAL, evidence TEXT);
 CREATE TABLE IF NOT EXISTS plans (
   epoch INTEGER, parent_id TEXT, directive TEXT, mechanism TEXT, rationale TEXT,
-  predicted_pass REAL, predicted_cost REAL, child_id TEXT,
+  predicted_pass REAL, predicted_cost REAL, child_id TEXT, note TEXT,
   PRIMARY KEY (epoch, parent_id, directive));
 """
 
@@ -158,7 +158,7 @@ class Ledger:
     def diagnoses(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM diagnoses", self.db)
 
-    def record_plan(self, epoch: int, plan: Plan, child_id: str | None) -> None:
+    def record_plan(self, epoch: int, plan: Plan, child_id: str | None, note: str = "") -> None:
         row = (
             epoch,
             plan.parent_id,
@@ -168,8 +168,9 @@ class Ledger:
             plan.predicted_pass,
             plan.predicted_cost,
             child_id,
+            note,
         )
-        self._write("INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row])
+        self._write("INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row])
 
     def plans(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM plans ORDER BY epoch, parent_id", self.db)

@@ -175,8 +175,11 @@ def classify(run: SandboxResult, out_dir: Path, infra: bool) -> tuple[RolloutSta
     return "ok", ""
 
 
-def run_rollout(inputs: RolloutInputs) -> RolloutResult:
-    """Run one rollout end to end; never raises for harness or task problems."""
+def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
+    """Run one rollout end to end; never raises for harness or task problems.
+
+    `upstream` overrides the one the model config names (tests pass a ReplayUpstream).
+    """
     sandbox = make_sandbox(inputs.sandbox, Limits(memory_mb=inputs.memory_mb))
     with tempfile.TemporaryDirectory(prefix="hp-roll-") as name:
         tmp = Path(name)
@@ -184,7 +187,7 @@ def run_rollout(inputs: RolloutInputs) -> RolloutResult:
         work = write_tree(tmp / "work", inputs.workspace_files)
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
-        upstream = make_upstream(inputs)
+        upstream = upstream or make_upstream(inputs)
         gateway = Gateway(gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price)
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:

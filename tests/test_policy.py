@@ -27,8 +27,10 @@ def request(
     return {"messages": messages + (history or []), "tools": TOOLS, **extra}
 
 
-def drive(policy: ScriptedPolicy, system: str, seed: str, tool_output: str = "ok") -> list[str]:
-    """Play a whole rollout; returns the commands issued."""
+def drive(
+    policy: ScriptedPolicy, system: str, seed: str, tool_output: str = "ok", repair: bool = True
+) -> list[str]:
+    """Play a whole rollout like a harness would; returns the commands run."""
     history: list[dict[str, Any]] = []
     commands = []
     for _ in range(60):
@@ -36,9 +38,48 @@ def drive(policy: ScriptedPolicy, system: str, seed: str, tool_output: str = "ok
         if not reply.get("tool_calls"):
             return commands
         call = reply["tool_calls"][0]
-        commands.append(json.loads(call["function"]["arguments"])["command"])
-        history += [reply, {"role": "tool", "tool_call_id": call["id"], "content": tool_output}]
+        try:
+            commands.append(json.loads(call["function"]["arguments"])["command"])
+            answer = tool_output
+        except ValueError:
+            answer = "[repair] resend with valid JSON" if repair else "error: not JSON"
+        history += [reply, {"role": "tool", "tool_call_id": call["id"], "content": answer}]
     raise AssertionError("the policy never submitted")
+
+
+def test_malformed_calls_are_resent_after_a_repair_request_and_lost_without() -> None:
+    policy = ScriptedPolicy([SCRIPT])
+    seeds = [f"m{i}" for i in range(200)]
+    repaired = [drive(policy, "plain", s) for s in seeds]
+    unrepaired = [drive(policy, "plain", s, repair=False) for s in seeds]
+    lost = [s for s, a, b in zip(seeds, repaired, unrepaired, strict=True) if len(b) < len(a)]
+    assert lost  # some calls were malformed, and without repair their action never ran
+    assert all(len(a) >= len(b) for a, b in zip(repaired, unrepaired, strict=True))
+
+
+def test_a_refused_submission_makes_it_verify_and_redo() -> None:
+    policy = ScriptedPolicy([SCRIPT])
+    plain = Traits(False, False, False, "medium")
+    unverified = [
+        seed
+        for seed in (f"g{i}" for i in range(400))
+        if not any(a.kind == "verify" for a in plan_actions(SCRIPT, plain, _seed(seed)))
+    ]
+    assert unverified
+    for seed in unverified[:10]:
+        history: list[dict[str, Any]] = []
+        while (reply := policy.respond(request("plain", history), seed)).get("tool_calls"):
+            call = reply["tool_calls"][0]
+            history += [reply, {"role": "tool", "tool_call_id": call["id"], "content": "ok"}]
+        history += [reply, {"role": "user", "content": "[guard] Submission refused once."}]
+        after = policy.respond(request("plain", history), seed)
+        assert after["tool_calls"][0]["function"]["arguments"].startswith('{"command": "ls -la')
+
+
+def _seed(sampling_seed: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(f"{sampling_seed}:{SCRIPT.instruction}".encode()).hexdigest()
 
 
 def test_deterministic_per_sampling_seed() -> None:

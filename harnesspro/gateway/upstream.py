@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from harnesspro.policies.scripted import ScriptedPolicy
@@ -39,48 +39,74 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-class ScriptedUpstream:
-    """The scripted policy behind a provider-like envelope with prefix-cache emulation.
+def envelope(request: Mapping[str, Any], message: dict[str, Any], cached: int) -> dict[str, Any]:
+    """An OpenAI-shaped chat completion around `message`, with estimated usage."""
+    prompt_tokens = count_tokens(_prompt_text(request))
+    reasoning = 150 if request.get("reasoning_effort") == "high" else 0
+    completion = count_tokens(json.dumps(message)) + reasoning
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": str(request.get("model", "scripted")),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion,
+            "total_tokens": prompt_tokens + completion,
+            "prompt_tokens_details": {"cached_tokens": min(cached, prompt_tokens)},
+            "completion_tokens_details": {"reasoning_tokens": reasoning},
+        },
+    }
 
-    Cached tokens are the common prefix with the same sampling stream's previous request,
-    rounded down to whole 128-token blocks, as a provider's prefix cache would serve them.
-    """
+
+class PrefixCache:
+    """Provider prefix-cache emulation: the common prefix with the same stream's previous
+    request, rounded down to whole 128-token blocks."""
+
+    def __init__(self) -> None:
+        self.previous: dict[str, str] = {}
+
+    def cached_tokens(self, request: Mapping[str, Any], stream: str) -> int:
+        prompt = _prompt_text(request)
+        shared = _common_prefix(prompt, self.previous.get(stream, ""))
+        self.previous[stream] = prompt
+        return count_tokens(prompt[:shared]) // CACHE_BLOCK * CACHE_BLOCK
+
+
+class ScriptedUpstream:
+    """The scripted policy behind a provider-like envelope with prefix-cache emulation."""
 
     def __init__(self, policy: ScriptedPolicy) -> None:
         self.policy = policy
-        self.previous: dict[str, str] = {}
+        self.cache = PrefixCache()
 
     def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         message = self.policy.respond(request, sampling_seed)
-        prompt = _prompt_text(request)
-        prompt_tokens = count_tokens(prompt)
-        shared = count_tokens(
-            prompt[: _common_prefix(prompt, self.previous.get(sampling_seed, ""))]
-        )
-        cached = min(shared // CACHE_BLOCK * CACHE_BLOCK, prompt_tokens)
-        self.previous[sampling_seed] = prompt
-        reasoning = 150 if request.get("reasoning_effort") == "high" else 0
-        completion = count_tokens(json.dumps(message)) + reasoning
-        return {
-            "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": str(request.get("model", "scripted")),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": message,
-                    "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion,
-                "total_tokens": prompt_tokens + completion,
-                "prompt_tokens_details": {"cached_tokens": cached},
-                "completion_tokens_details": {"reasoning_tokens": reasoning},
-            },
-        }
+        return envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
+
+
+class ReplayUpstream:
+    """Answers with recorded assistant messages in order (the n-th call gets the n-th), then
+    a plain 'done' reply; keeps every request it saw, for tests and debugging."""
+
+    def __init__(self, replies: Sequence[dict[str, Any]]) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        self.cache = PrefixCache()
+
+    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        index = len(self.requests)
+        self.requests.append(json.loads(json.dumps(request)))
+        done = {"role": "assistant", "content": "Done."}
+        message = self.replies[index] if index < len(self.replies) else done
+        return envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
 
 
 class OpenAIUpstream:

@@ -1,4 +1,5 @@
-"""Validation of a candidate harness before it gets rollouts."""
+"""Validation of a candidate harness before it gets rollouts: manifest, immutable paths,
+code that compiles, and a smoke rollout on a trivial task that must complete."""
 
 from __future__ import annotations
 
@@ -7,31 +8,74 @@ from pathlib import Path
 
 import yaml
 
+from harnesspro.config import ModelConfig, Price
+from harnesspro.policies.scripted import script_for
+from harnesspro.records import RolloutResult, RolloutSpec
+from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.tasks.loader import folder_files, load_task, workspace_files
 
-def validate_harness(candidate: Path, seed: Path) -> str:
-    """An empty string when valid, else the reason (one sentence).
+SMOKE_TASK = Path(__file__).parent / "smoke"
+SMOKE_PRICE = Price(input=0.0, output=0.0)
 
-    Checks: the manifest is present and parses, every immutable path is unchanged from the
-    seed, and harness.yaml (when the seed has one) still parses to a mapping.
-    """
+
+def static_problem(candidate: Path, seed: Path | None) -> str:
+    """'' when the manifest, immutable paths, config and code are fine, else the reason."""
     manifest = candidate / "harness.toml"
     if not manifest.is_file():
         return "harness.toml is missing"
     try:
-        immutable = tomllib.loads(manifest.read_text())["harness"].get("immutable", [])
-    except (tomllib.TOMLDecodeError, KeyError) as exc:
-        return f"harness.toml does not parse: {exc}"
-    for rel in immutable:
-        if (
-            not (candidate / rel).is_file()
-            or (candidate / rel).read_bytes() != (seed / rel).read_bytes()
-        ):
+        spec = tomllib.loads(manifest.read_text())["harness"]
+        command, immutable = spec["command"], spec.get("immutable", [])
+    except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
+        return f"harness.toml has no [harness] command ({exc.__class__.__name__})"
+    if not isinstance(command, list) or not command:
+        return "harness.toml: [harness] command must be a non-empty list"
+    for rel in immutable if seed is not None else []:
+        mine, theirs = candidate / rel, seed / rel
+        if not mine.is_file() or mine.read_bytes() != theirs.read_bytes():
             return f"immutable path {rel} differs from the seed"
     config = candidate / "harness.yaml"
-    if (seed / "harness.yaml").is_file():
+    if config.is_file():
         try:
             if not isinstance(yaml.safe_load(config.read_text()), dict):
                 return "harness.yaml is not a mapping"
-        except (OSError, yaml.YAMLError) as exc:
-            return f"harness.yaml does not parse: {exc}"
+        except yaml.YAMLError as exc:
+            return f"harness.yaml does not parse: {str(exc).splitlines()[0]}"
+    for source in sorted(candidate.rglob("*.py")):
+        try:
+            compile(source.read_bytes(), str(source), "exec")
+        except (SyntaxError, ValueError) as exc:
+            return f"{source.relative_to(candidate)} does not compile: {exc}"
+    return ""
+
+
+def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult:
+    """One rollout of the candidate on the trivial smoke task, on the scripted policy."""
+    task = load_task(SMOKE_TASK)
+    return run_rollout(
+        RolloutInputs(
+            spec=RolloutSpec("smoke", "smoke", task.id, 0, 0),
+            harness_files=folder_files(candidate),
+            task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+            workspace_files=workspace_files(task),
+            test_files=folder_files(task.path / "tests"),
+            script=script_for(task),
+            model=ModelConfig(),
+            price=SMOKE_PRICE,
+            timeout_s=60.0,
+            sampling_seed="smoke",
+            token="smoke-rollout-token",
+            sandbox=sandbox,
+        )
+    )
+
+
+def validate_harness(candidate: Path, seed: Path | None, smoke: bool = True) -> str:
+    """'' when the candidate may get rollouts, else the validator's one-line message."""
+    problem = static_problem(candidate, seed)
+    if problem or not smoke:
+        return problem
+    result = smoke_rollout(candidate)
+    if result.status != "ok":
+        return f"smoke rollout ended {result.status}: {result.reason}"
     return ""

@@ -1,18 +1,30 @@
-"""Named, parameterised harness edits with the lever they touch and their expected effect.
+"""The mechanism catalog: named, parameterised harness edits.
 
-Expected effects are relative changes a mechanism usually brings (pass-rate points, share of
-cost); the planner scales them by how often the problems they address were seen, and the
-next epoch checks the prediction against what was measured.
+Each entry names the lever it touches, its parameters, its expected effect (pass-rate points,
+relative cost) and the diagnosis kinds it addresses. The planner scales the expected effect by
+how often those problems were seen; the next epoch checks the prediction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from harnesspro.mechanisms.edits import (
+    Check,
+    Edit,
+    add_hook,
+    add_hooks,
+    extra_prompt,
+    replace_system_prompt,
+    set_keys,
+)
+
+LEVERS = (
+    "prompt", "context management", "step cap", "retry/timeout policy", "tool schema",
+    "answer extraction", "retrieval policy", "reasoning effort",
+)  # fmt: skip
 
 CONCISE_PROMPT = """You are a terminal agent with one tool, `bash` (a fresh shell per call; use
 absolute paths). Be concise: keep replies to a sentence or two. Avoid unnecessary exploration:
@@ -21,11 +33,16 @@ read only what the task needs, then act. When done, reply without calling a tool
 VERIFY_PROMPT = """Before you reply that you are done, verify your work: list the outputs the
 task asks for and check their content against the instructions; redo any step that failed.
 """
+SKIM_PROMPT = """Read large files with `head`, `tail` or `wc` instead of `cat`, and search them
+with `grep`; never print a whole large file.
+"""
+NOTICE_FIRST = "You have used many tool calls: use parallel calls and avoid redundant checks."
+NOTICE_SECOND = "Focus on finishing: verify the outputs and submit."
 
 
 @dataclass(frozen=True)
 class Mechanism:
-    """One catalog entry."""
+    """One catalog entry; `apply` edits a worktree, `validate` says whether it took."""
 
     name: str
     lever: str
@@ -33,121 +50,204 @@ class Mechanism:
     expected_pass: float
     expected_cost: float
     addresses: tuple[str, ...]
-    edit: Callable[[Path], None]
+    edit: Edit = field(repr=False)
+    check: Check = field(repr=False)
+    params: dict[str, Any] = field(default_factory=dict)
 
     def apply(self, worktree: Path) -> None:
-        """Edit the harness in `worktree` in place."""
         self.edit(worktree)
 
-
-def _update_config(worktree: Path, change: Callable[[dict[str, Any]], None]) -> None:
-    path = worktree / "harness.yaml"
-    config = yaml.safe_load(path.read_text())
-    change(config)
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def _concise_prompt(worktree: Path) -> None:
-    (worktree / "prompts" / "system.md").write_text(CONCISE_PROMPT)
+    def validate(self, worktree: Path) -> str:
+        """'' when the mechanism is in place in `worktree`, else the reason."""
+        try:
+            return "" if self.check(worktree) else f"{self.name} is not in effect after editing"
+        except (OSError, KeyError, TypeError, AttributeError) as exc:
+            return f"{self.name} could not be checked: {exc}"
 
 
-def _verify_before_submit(worktree: Path) -> None:
-    (worktree / "prompts" / "verify.md").write_text(VERIFY_PROMPT)
-
-    def change(config: dict[str, Any]) -> None:
-        extra = config["prompts"].setdefault("system_extra", [])
-        if "prompts/verify.md" not in extra:
-            extra.append("prompts/verify.md")
-
-    _update_config(worktree, change)
-
-
-def _compress_output(worktree: Path) -> None:
-    _update_config(
-        worktree, lambda c: c.update(compress_output={"max_chars": 1500, "head": 15, "tail": 10})
+def budget_notices(first: int, second: int, block: int) -> tuple[Edit, Check]:
+    """Notice, notice, block: notices ride on tool results so the prompt prefix stays cached."""
+    return add_hooks(
+        ("on_tool_result", {"use": "notice", "after": first, "message": NOTICE_FIRST}),
+        ("on_tool_result", {"use": "notice", "after": second, "message": NOTICE_SECOND}),
+        ("on_budget", {"use": "block", "after": block}),
     )
 
 
-def budget_notices(first: int, second: int, block: int) -> Callable[[Path], None]:
-    """The notice-notice-block pattern, appended to tool results so the prefix stays cached."""
-
-    def edit(worktree: Path) -> None:
-        notices = [
-            {
-                "after": first,
-                "text": "Use parallel calls where you can and avoid redundant checks.",
-            },
-            {"after": second, "text": "Focus on finishing: verify the outputs and submit."},
-        ]
-        _update_config(worktree, lambda c: c.update(notices=notices, block_after=block))
-
-    return edit
+QUICK_PROFILE = {
+    "name": "quick",
+    "max_words": 60,
+    "request": {"reasoning_effort": "low"},
+    "tool_budget": 12,
+}
 
 
-def _step_cap(worktree: Path) -> None:
-    _update_config(worktree, lambda c: c.update(max_steps=12))
+def _entries() -> list[Mechanism]:
+    def m(name: str, lever: str, summary: str, dp: float, dc: float, addresses: tuple[str, ...],
+          pair: tuple[Edit, Check], **params: Any) -> Mechanism:  # fmt: skip
+        return Mechanism(name, lever, summary, dp, dc, addresses, pair[0], pair[1], params)
 
-
-def _high_effort(worktree: Path) -> None:
-    _update_config(worktree, lambda c: c.setdefault("request", {}).update(reasoning_effort="high"))
-
-
-CATALOG: dict[str, Mechanism] = {
-    m.name: m
-    for m in (
-        Mechanism(
+    return [
+        m(
             "concise_prompt",
             "prompt",
             "shorter, less redundant system prompt",
             0.0,
             -0.30,
             ("verbose_replies", "exploration"),
-            _concise_prompt,
+            replace_system_prompt(CONCISE_PROMPT),
         ),
-        Mechanism(
+        m(
+            "verify_before_submit",
+            "answer extraction",
+            "verify outputs before submitting",
+            0.10,
+            0.08,
+            ("task_failures", "unrecovered_errors"),
+            extra_prompt("verify", VERIFY_PROMPT),
+        ),
+        m(
             "compress_output",
             "context management",
-            "head/tail compression of long tool outputs",
+            "fold repeated lines; head/tail with counts past 2,000 characters",
             0.0,
             -0.20,
             ("long_tool_output",),
-            _compress_output,
+            add_hook(
+                "on_tool_result", {"use": "compress", "max_chars": 2000, "head": 20, "tail": 20}
+            ),
+            max_chars=2000,
+            head=20,
+            tail=20,
         ),
-        Mechanism(
+        m(
             "budget_notices",
             "step cap",
-            "notices after 4 and 8 tool calls, block after 16 (the 14/26/44 pattern, scaled)",
+            "notices after 14 and 26 tool calls, block after 44",
+            0.0,
+            -0.05,
+            ("many_tool_calls", "repeated_commands"),
+            budget_notices(14, 26, 44),
+            first=14,
+            second=26,
+            block=44,
+        ),
+        m(
+            "tight_budget_notices",
+            "step cap",
+            "the notice-notice-block pattern scaled to short tasks: 4, 8, block after 16",
             0.0,
             -0.10,
             ("repeated_commands", "exploration"),
             budget_notices(4, 8, 16),
+            first=4,
+            second=8,
+            block=16,
         ),
-        Mechanism(
-            "verify_before_submit",
+        m(
+            "profile_routing",
+            "reasoning effort",
+            "short task descriptions get low reasoning effort and a 12-call budget",
+            -0.03,
+            -0.20,
+            ("verbose_replies",),
+            set_keys(profiles=[QUICK_PROFILE]),
+            profile=QUICK_PROFILE,
+        ),
+        m(
+            "near_budget_warning",
+            "step cap",
+            "one-time 'submit your best now' 3 steps before the cap",
+            0.01,
+            -0.02,
+            ("many_tool_calls",),
+            add_hook("on_step", {"use": "near_budget_warning", "steps_left": 3}),
+            steps_left=3,
+        ),
+        m(
+            "empty_submission_guard",
             "answer extraction",
-            "check outputs against the instructions before submitting",
-            0.10,
-            0.08,
-            ("task_failures", "unrecovered_errors"),
-            _verify_before_submit,
+            "refuse once a submission that changed nothing",
+            0.02,
+            0.01,
+            ("task_failures",),
+            add_hook("on_submit", {"use": "empty_submission_guard"}),
         ),
-        Mechanism(
+        m(
+            "ground_check",
+            "answer extraction",
+            "refuse the first submission once with a check-your-work reminder",
+            0.08,
+            0.10,
+            ("task_failures", "unrecovered_errors"),
+            add_hook("on_submit", {"use": "ground_check"}),
+        ),
+        m(
+            "format_repair",
+            "tool schema",
+            "ask again once when a reply cannot be parsed",
+            0.03,
+            0.0,
+            ("unparseable_replies",),
+            set_keys(format_repair=True),
+        ),
+        m(
+            "fenced_tools",
+            "tool schema",
+            "fenced ```bash blocks instead of a tool schema",
+            0.0,
+            -0.05,
+            (),
+            set_keys(tool_mode="fenced"),
+        ),
+        m(
+            "skim_inputs",
+            "retrieval policy",
+            "read large files with head/wc/grep, not cat",
+            0.0,
+            -0.15,
+            ("long_tool_output", "exploration"),
+            extra_prompt("skim", SKIM_PROMPT),
+        ),
+        m(
             "step_cap",
             "step cap",
             "cap the loop at 12 model calls",
             -0.05,
             -0.10,
             ("many_tool_calls",),
-            _step_cap,
+            set_keys(max_steps=12),
+            max_steps=12,
         ),
-        Mechanism(
+        m(
+            "command_timeout",
+            "retry/timeout policy",
+            "10 s per command instead of 30 s",
+            0.0,
+            -0.01,
+            ("timeouts",),
+            set_keys(command_timeout_s=10),
+            seconds=10,
+        ),
+        m(
             "high_effort",
             "reasoning effort",
             "request reasoning_effort high",
             0.06,
             0.35,
             ("task_failures",),
-            _high_effort,
+            set_keys(request={"reasoning_effort": "high"}),
         ),
-    )
-}
+        m(
+            "low_effort",
+            "reasoning effort",
+            "request reasoning_effort low",
+            -0.08,
+            -0.25,
+            ("verbose_replies",),
+            set_keys(request={"reasoning_effort": "low"}),
+        ),
+    ]
+
+
+CATALOG: dict[str, Mechanism] = {mech.name: mech for mech in _entries()}

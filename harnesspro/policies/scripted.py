@@ -12,7 +12,8 @@ in, fixed per task and attempt, so candidates are compared on common random numb
 1. The task is recognised by its instruction text inside a user message. An unknown task
    gets one look around (`ls -la`) and then a give-up answer.
 2. Exploration: 1-3 look-around commands (`ls`, `cat`/`head`/`wc` of input files) before
-   acting; 0-1 when the prompts ask to avoid unnecessary exploration.
+   acting; 0-1 when the prompts ask to avoid unnecessary exploration; `head` instead of
+   `cat` when the prompts say to read files with head/wc "instead of `cat`".
 3. Each reference step is executed in order. With probability `p_slip` (0.30; x1.6 at
    `reasoning_effort: low`, x0.5 at `high`) the step is first issued with a typo in its
    first command, which fails. The slip is noticed at once with probability 0.4 (0.7 when
@@ -29,6 +30,12 @@ in, fixed per task and attempt, so candidates are compared on common random numb
    concise replies; x0.5 at low effort, x2 at high effort). High effort also reports 150
    reasoning tokens per call.
 9. Without a `tools` list in the request it answers with one fenced ```bash block instead.
+10. With probability 0.03 a tool call's arguments are truncated, invalid JSON. If the harness
+    answers `[repair] ...` the same call is resent intact; any other answer (an error) counts
+    as the action having been taken, so that step is lost.
+11. A submission refused with `[guard] ...` makes it verify and rerun every step from the
+    first one it slipped on (unless it had already planned a verification).
+12. "Only N steps left: submit your best work now" acts like a finishing notice (7).
 """
 
 from __future__ import annotations
@@ -74,6 +81,7 @@ VOCAB = [
     "task",
 ]
 PATH_RE = re.compile(r"`(/[^`\s]+)`")
+P_MALFORMED = 0.03  # per tool call: arguments that are not valid JSON
 
 
 @dataclass(frozen=True)
@@ -112,12 +120,13 @@ def _typo(step: str) -> str:
     return f"{word}{word[-1:]}x {rest}".rstrip()
 
 
-def _look(rng: random.Random, script: TaskScript) -> str:
+def _look(rng: random.Random, script: TaskScript, skim: bool = False) -> str:
     u, v = rng.random(), rng.random()
     if not script.inputs or u < 0.3:
         return f"ls -la {script.workdir}"
     path = script.inputs[int(v * len(script.inputs))]
-    return [f"cat {path}", f"head -n 40 {path}", f"wc -l {path}"][int(u * 10) % 3]
+    reader = "head -n 40" if skim else "cat"
+    return [f"{reader} {path}", f"head -n 40 {path}", f"wc -l {path}"][int(u * 10) % 3]
 
 
 def _stream(seed: str, *purpose: object) -> random.Random:
@@ -134,6 +143,7 @@ class Traits:
     verify: bool
     direct: bool
     effort: str
+    skim: bool = False
 
     @classmethod
     def read(cls, request: Mapping[str, Any]) -> Traits:
@@ -148,6 +158,7 @@ class Traits:
             verify="verify" in low,
             direct="avoid unnecessary exploration" in low,
             effort=str(request.get("reasoning_effort") or "medium"),
+            skim="instead of `cat`" in low,
         )
 
 
@@ -157,7 +168,8 @@ def plan_actions(script: TaskScript, traits: Traits, seed: str) -> list[Action]:
     p_notice = 0.7 if traits.verify else 0.4
     u = _stream(seed, "explore").random()
     n_explore = int(u * 2) if traits.direct else 1 + int(u * 3)
-    actions = [Action("explore", _look(_stream(seed, "look", i), script)) for i in range(n_explore)]
+    looks = [_look(_stream(seed, "look", i), script, traits.skim) for i in range(n_explore)]
+    actions = [Action("explore", command) for command in looks]
     broken: list[int] = []
     for i, step in enumerate(script.steps):
         rng = _stream(seed, "step", i)
@@ -171,7 +183,9 @@ def plan_actions(script: TaskScript, traits: Traits, seed: str) -> list[Action]:
         else:
             actions.append(Action("step", step))
         if recheck < 0.3:
-            actions.append(Action("recheck", _look(_stream(seed, "recheck", i), script)))
+            actions.append(
+                Action("recheck", _look(_stream(seed, "recheck", i), script, traits.skim))
+            )
     if _stream(seed, "verify").random() < (0.9 if traits.verify else 0.25):
         outputs = " ".join(script.outputs) or script.workdir
         actions.append(Action("verify", f"ls -la {script.workdir} && head -n 20 {outputs}"))
@@ -180,34 +194,47 @@ def plan_actions(script: TaskScript, traits: Traits, seed: str) -> list[Action]:
     return actions
 
 
-def _tool_results(messages: Sequence[Mapping[str, Any]]) -> list[str]:
-    return [str(m.get("content", "")) for m in messages if m.get("role") == "tool"]
+@dataclass(frozen=True)
+class History:
+    """What the conversation so far says about the rollout's progress."""
+
+    done: int  # actions carried out (a call answered with a repair request does not count)
+    results: tuple[str, ...]  # the results of those actions, in order
+    repair_pending: bool  # the harness asked to resend the last call
+    guarded: bool  # the harness refused a submission
+    last: str  # the latest tool result or user turn
 
 
-def _acted(messages: Sequence[Mapping[str, Any]], fenced: bool) -> int:
-    if fenced:
-        return sum(
-            1 for m in messages if m.get("role") == "assistant" and "```" in str(m.get("content"))
+def read_history(messages: Sequence[Mapping[str, Any]], fenced: bool) -> History:
+    done, results, pending = 0, [], False
+    for i, message in enumerate(messages):
+        acted = message.get("role") == "assistant" and (
+            "```" in str(message.get("content")) if fenced else bool(message.get("tool_calls"))
         )
-    return sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
-
-
-def _results(messages: Sequence[Mapping[str, Any]], fenced: bool) -> list[str]:
-    if not fenced:
-        return _tool_results(messages)
-    return [str(m.get("content", "")) for m in messages[2:] if m.get("role") == "user"]
-
-
-def _effective(actions: list[Action], results: list[str]) -> list[Action]:
-    """Drop exploration and re-checks issued after a notice asked to stop them."""
-    notice_at = next(
-        (
-            i
-            for i, text in enumerate(results)
-            if re.search(r"redundant|focus on finishing", text, re.I)
-        ),
-        None,
+        if not acted:
+            continue
+        follow = messages[i + 1] if i + 1 < len(messages) else {}
+        answer = str(follow.get("content", ""))
+        pending = answer.startswith("[repair]")
+        if follow and not pending:
+            done += 1
+            results.append(answer)
+    turns = [str(m.get("content", "")) for m in messages[2:] if m.get("role") in ("user", "tool")]
+    return History(
+        done=done,
+        results=tuple(results),
+        repair_pending=pending,
+        guarded=any(t.startswith("[guard]") for t in turns),
+        last=turns[-1] if turns else "",
     )
+
+
+STOP_LOOKING = re.compile(r"redundant|focus on finishing|submit your best", re.I)
+
+
+def _effective(actions: list[Action], results: Sequence[str]) -> list[Action]:
+    """Drop exploration and re-checks issued after a notice asked to stop them."""
+    notice_at = next((i for i, text in enumerate(results) if STOP_LOOKING.search(text)), None)
     kept: list[Action] = []
     for action in actions:
         late = notice_at is not None and len(kept) > notice_at
@@ -215,6 +242,22 @@ def _effective(actions: list[Action], results: list[str]) -> list[Action]:
             continue
         kept.append(action)
     return kept
+
+
+def _after_refusal(actions: list[Action], script: TaskScript) -> list[Action]:
+    """A refused submission makes it check its work and rerun what it broke."""
+    if any(a.kind == "verify" for a in actions):
+        return actions
+    slipped = [i for i, step in enumerate(script.steps) if Action("slip", _typo(step)) in actions]
+    redo = [Action("step", step) for step in script.steps[slipped[0] :]] if slipped else []
+    return [*actions, Action("verify", f"ls -la {script.workdir}"), *redo]
+
+
+def _tool_call(command: str, call_id: str, malformed: bool) -> dict[str, Any]:
+    arguments = json.dumps({"command": command})
+    if malformed:  # a truncated JSON object, as models sometimes emit
+        arguments = arguments[:-2]
+    return {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": arguments}}
 
 
 class ScriptedPolicy:
@@ -233,31 +276,25 @@ class ScriptedPolicy:
         fenced = not request.get("tools")
         traits = Traits.read(request)
         script = self._find(messages)
-        digest = hashlib.sha256(f"{sampling_seed}:{script and script.instruction}".encode())
-        seed = digest.hexdigest()
+        seed = hashlib.sha256(
+            f"{sampling_seed}:{script and script.instruction}".encode()
+        ).hexdigest()
+        history = read_history(messages, fenced)
         actions = plan_actions(script, traits, seed) if script else [Action("explore", "ls -la")]
-        results = _results(messages, fenced)
-        done = _acted(messages, fenced)
-        blocked = bool(results) and "blocked" in results[-1].lower()
-        todo = _effective(actions, results)
+        if script and history.guarded:
+            actions = _after_refusal(actions, script)
+        todo = _effective(actions, history.results)
+        done = history.done
         words = 12 if traits.concise else 60
         words = int(words * {"low": 0.5, "high": 2.0}.get(traits.effort, 1.0))
-        text_rng = _stream(seed, "text", done)
-        text = " ".join(text_rng.choice(VOCAB) for _ in range(words))
-        if blocked or done >= len(todo):
+        text = " ".join(_stream(seed, "text", done).choice(VOCAB) for _ in range(words))
+        if "blocked" in history.last.lower() or done >= len(todo):
             return {"role": "assistant", "content": f"{text}\nThe task is complete."}
         command = todo[done].command
         if fenced:
             return {"role": "assistant", "content": f"{text}\n```bash\n{command}\n```"}
-        call_id = f"call_{done}_{seed[:8]}"
-        return {
-            "role": "assistant",
-            "content": text,
-            "tool_calls": [
-                {
-                    "id": call_id,
-                    "type": "function",
-                    "function": {"name": "bash", "arguments": json.dumps({"command": command})},
-                }
-            ],
-        }
+        malformed = (
+            not history.repair_pending and _stream(seed, "json", done).random() < P_MALFORMED
+        )
+        call = _tool_call(command, f"call_{done}_{len(messages)}_{seed[:6]}", malformed)
+        return {"role": "assistant", "content": text, "tool_calls": [call]}

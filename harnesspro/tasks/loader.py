@@ -1,16 +1,39 @@
-"""Load Harbor-format task folders (task.toml, instruction.md, environment/, tests/, solution/)."""
+"""Load task folders: Harbor (task.toml, instruction.md, environment/, tests/, solution/) and
+the older Terminal-Bench layout (task.yaml, Dockerfile, run-tests.sh, tests/, solution.sh)."""
 
 from __future__ import annotations
 
+import sys
 import tomllib
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any, Literal
+
+import yaml
 
 from harnesspro.records import Task
+from harnesspro.tasks.dockerfile import declared_workdir
+
+TaskLayout = Literal["harbor", "terminal-bench"]
 
 
 class TaskError(ValueError):
     """A malformed task folder; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class TaskFiles:
+    """Where a task keeps its parts, whatever its layout."""
+
+    layout: TaskLayout
+    dockerfile: Path
+    context: Path
+    tests: Path
+    test_script: str
+    extra_tests: tuple[Path, ...]
+    solution: Path | None
+    verifier_timeout_s: float
 
 
 def builtin_suite_dir() -> Path:
@@ -18,21 +41,41 @@ def builtin_suite_dir() -> Path:
     return Path(str(resources.files("harnesspro.tasks") / "builtin"))
 
 
+def layout_of(folder: Path) -> TaskLayout:
+    """Harbor when there is a task.toml, Terminal-Bench when there is a task.yaml."""
+    if (folder / "task.toml").is_file():
+        return "harbor"
+    if (folder / "task.yaml").is_file():
+        return "terminal-bench"
+    raise TaskError(f"{folder}: neither task.toml (Harbor) nor task.yaml (Terminal-Bench) found.")
+
+
 def load_task(folder: Path) -> Task:
     """Read one task folder into a `Task`, raising TaskError when it is malformed."""
+    if layout_of(folder) == "harbor":
+        return _load_harbor(folder)
+    return _load_terminal_bench(folder)
+
+
+def _require(*paths: Path) -> None:
+    for path in paths:
+        if not path.is_file():
+            raise TaskError(f"{path}: missing; the task needs it.")
+
+
+def _load_harbor(folder: Path) -> Task:
     toml_path, instruction_path = folder / "task.toml", folder / "instruction.md"
-    for required in (toml_path, instruction_path, folder / "tests" / "test.sh"):
-        if not required.is_file():
-            raise TaskError(f"{required}: missing; a Harbor task needs it.")
-    try:
-        meta = tomllib.loads(toml_path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskError(f"{toml_path}: not valid TOML ({exc}).") from None
+    _require(instruction_path, folder / "tests" / "test.sh")
+    meta = _read_toml(toml_path)
+    instruction = _read_text(instruction_path).strip()
+    if not instruction:
+        raise TaskError(f"{instruction_path}: empty; write the task's instruction there.")
     own = meta.get("harnesspro", {})
+    default_workdir = declared_workdir(folder / "environment" / "Dockerfile") or "/workspace"
     return Task(
         id=folder.name,
-        instruction=instruction_path.read_text().strip(),
-        workdir=str(own.get("workdir", "/workspace")),
+        instruction=instruction,
+        workdir=str(own.get("workdir", default_workdir)),
         category=str(meta.get("metadata", {}).get("category", "uncategorised")),
         difficulty=str(meta.get("metadata", {}).get("difficulty", "unknown")),
         timeout_s=float(meta.get("agent", {}).get("timeout_sec", 600.0)),
@@ -40,22 +83,109 @@ def load_task(folder: Path) -> Task:
     )
 
 
+def _load_terminal_bench(folder: Path) -> Task:
+    yaml_path = folder / "task.yaml"
+    _require(folder / "run-tests.sh", folder / "Dockerfile")
+    meta = _read_yaml(yaml_path)
+    instruction = meta.get("instruction")
+    if instruction is None:  # the first Terminal-Bench releases kept a list of descriptions
+        descriptions = meta.get("descriptions") or [{}]
+        instruction = descriptions[0].get("description") if descriptions else None
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise TaskError(f"{yaml_path}: no `instruction`; a Terminal-Bench task needs one.")
+    return Task(
+        id=folder.name,
+        instruction=instruction.strip(),
+        workdir=declared_workdir(folder / "Dockerfile") or "/app",
+        category=str(meta.get("category", "uncategorised")),
+        difficulty=str(meta.get("difficulty", "unknown")),
+        timeout_s=float(meta.get("max_agent_timeout_sec", 600.0)),
+        path=folder.resolve(),
+    )
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except UnicodeDecodeError:
+        raise TaskError(f"{path}: not UTF-8 text; save it as UTF-8.") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(_read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskError(f"{path}: not valid TOML ({exc}).") from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(_read_text(path))
+    except yaml.YAMLError as exc:
+        raise TaskError(f"{path}: not valid YAML ({exc.__class__.__name__}).") from None
+    if not isinstance(data, dict):
+        raise TaskError(f"{path}: expected a mapping of task fields.")
+    return data
+
+
+def task_files(task: Task) -> TaskFiles:
+    """The parts of a loaded task, by its layout."""
+    root = task.path
+    if layout_of(root) == "harbor":
+        verifier = _read_toml(root / "task.toml").get("verifier", {})
+        solution = root / "solution" / "solve.sh"
+        return TaskFiles(
+            layout="harbor",
+            dockerfile=root / "environment" / "Dockerfile",
+            context=root / "environment",
+            tests=root / "tests",
+            test_script="/tests/test.sh",
+            extra_tests=(),
+            solution=solution if solution.is_file() else None,
+            verifier_timeout_s=float(verifier.get("timeout_sec", 600.0)),
+        )
+    meta = _read_yaml(root / "task.yaml")
+    solution = root / "solution.sh"
+    # Terminal-Bench copies run-tests.sh next to the tests in $TEST_DIR and runs it there.
+    return TaskFiles(
+        layout="terminal-bench",
+        dockerfile=root / "Dockerfile",
+        context=root,
+        tests=root / "tests",
+        test_script="/tests/run-tests.sh",
+        extra_tests=(root / "run-tests.sh",),
+        solution=solution if solution.is_file() else None,
+        verifier_timeout_s=float(meta.get("max_test_timeout_sec", 600.0)),
+    )
+
+
+def scan_suite(root: Path) -> tuple[list[Task], list[TaskError]]:
+    """Every loadable task under `root` (sorted by id) and the problems of the others."""
+    tasks, problems = [], []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            tasks.append(load_task(folder))
+        except (TaskError, OSError) as exc:
+            problems.append(exc if isinstance(exc, TaskError) else TaskError(f"{folder}: {exc}"))
+    return tasks, problems
+
+
+def suite_dir(suite: str) -> Path:
+    """The folder of a suite named `builtin` or given as a path."""
+    root = builtin_suite_dir() if suite == "builtin" else Path(suite)
+    if not root.is_dir():
+        raise TaskError(f"{root}: task suite folder not found; fix `tasks.suite`.")
+    return root
+
+
 def load_suite(suite: str) -> list[Task]:
     """All tasks of a suite (`builtin` or a folder), sorted by id.
 
     Malformed folders are reported on stderr and skipped, never fatal.
     """
-    root = builtin_suite_dir() if suite == "builtin" else Path(suite)
-    if not root.is_dir():
-        raise TaskError(f"{root}: task suite folder not found; fix `tasks.suite`.")
-    tasks = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        try:
-            tasks.append(load_task(folder))
-        except TaskError as exc:
-            import sys
-
-            print(f"skipping task: {exc}", file=sys.stderr)
+    tasks, problems = scan_suite(suite_dir(suite))
+    for problem in problems:
+        print(f"skipping task: {problem}", file=sys.stderr)
     return tasks
 
 
@@ -79,6 +209,8 @@ def reference_steps(task: Task) -> list[str]:
     verbatim so heredocs keep their own `#` lines.
     """
     path = task.path / "solution" / "solve.sh"
+    if not path.is_file():
+        path = task.path / "solution.sh"  # Terminal-Bench layout
     if not path.is_file():
         return []
     steps = []

@@ -1,4 +1,4 @@
-"""Agent loop of the seed harness (see harness.yaml for every knob).
+"""Agent loop of the seed harness (every knob is in harness.yaml; hooks in hooks.py).
 
 It speaks plain HTTP to OPENAI_BASE_URL with the standard library: importing an SDK would
 cost more start-up time than a short task takes.
@@ -6,6 +6,7 @@ cost more start-up time than a short task takes.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -15,7 +16,10 @@ from pathlib import Path
 
 import yaml
 
+from agent import hooks
+
 HERE = Path(__file__).resolve().parent.parent
+FENCE = re.compile(r"```(?:bash|sh)?\n(.*?)```", re.S)
 BASH_TOOL = {
     "type": "function",
     "function": {
@@ -28,112 +32,231 @@ BASH_TOOL = {
         },
     },
 }
+FENCED_HINT = (
+    "\nReply with exactly one ```bash block per message to run a command, or none when done."
+)
 
 
-class Trajectory:
-    def __init__(self, out_dir):
-        self.path = Path(out_dir) / "trajectory.jsonl"
+class ModelError(Exception):
+    """The endpoint refused or failed a call."""
 
-    def write(self, kind, step, **fields):
-        record = {"type": kind, "step": step, "ts": round(time.time(), 3), **fields}
-        with self.path.open("a") as handle:  # one line per event, intact if we are killed
+
+def post(body):
+    url = os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions"
+    headers = {
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}",
+    }
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")[:300]
+        raise ModelError(f"HTTP {exc.code}: {detail}") from None
+
+
+class Agent:
+    def __init__(self, config, task, out_dir):
+        self.config, self.task = config, task
+        self.out = Path(out_dir)
+        self.max_steps = config["max_steps"]
+        self.step = self.tool_calls = 0
+        self.fenced = config.get("tool_mode") == "fenced"
+        self.request = dict(config.get("request") or {})
+        self.refused = set()
+        self.initial_files = hooks.file_state(task["workdir"])
+        self.apply_profile()
+        self.messages = [
+            {"role": "system", "content": self.system_prompt()},
+            {"role": "user", "content": self.prompt("instance").format(**task)},
+        ]
+
+    # -- set-up ---------------------------------------------------------------------------
+    def prompt(self, name):
+        return (HERE / self.config["prompts"][name]).read_text()
+
+    def system_prompt(self):
+        extra = self.config["prompts"].get("system_extra") or []
+        text = "\n".join([self.prompt("system"), *((HERE / p).read_text() for p in extra)])
+        return text + (FENCED_HINT if self.fenced else "")
+
+    def apply_profile(self):
+        """The first matching profile sets request parameters and a tool-call budget.
+
+        A profile matches when every word of `when` occurs in the instruction and the
+        instruction has at most `max_words` words (both optional).
+        """
+        text = self.task["instruction"].lower()
+        for profile in self.config.get("profiles") or []:
+            short = len(text.split()) <= profile.get("max_words", float("inf"))
+            if short and all(w.lower() in text for w in profile.get("when", [])):
+                self.request.update(profile.get("request") or {})
+                if profile.get("tool_budget") is not None:
+                    budget = {"use": "block", "after": profile["tool_budget"]}
+                    self.config.setdefault("hooks", {}).setdefault("on_budget", []).append(budget)
+                self.log("hook", name="profile", profile=profile.get("name"))
+                return
+
+    # -- hooks ----------------------------------------------------------------------------
+    def run_hooks(self, point, *args):
+        for spec in (self.config.get("hooks") or {}).get(point) or []:
+            params = {k: v for k, v in spec.items() if k != "use"}
+            yield spec["use"], getattr(hooks, spec["use"])(self, *args, **params)
+
+    def transform(self, point, text):
+        """Pass text through each hook at `point` in order, each seeing the previous result."""
+        for spec in (self.config.get("hooks") or {}).get(point) or []:
+            params = {k: v for k, v in spec.items() if k != "use"}
+            result = getattr(hooks, spec["use"])(self, text, **params)
+            if result != text:
+                self.log("hook", name=spec["use"], chars_before=len(text), chars_after=len(result))
+            text = result
+        return text
+
+    def workdir_changed(self):
+        return hooks.file_state(self.task["workdir"]) != self.initial_files
+
+    # -- I/O ------------------------------------------------------------------------------
+    def log(self, kind, **fields):
+        record = {"type": kind, "step": self.step, "ts": round(time.time(), 3), **fields}
+        with (self.out / "trajectory.jsonl").open("a") as handle:
             handle.write(json.dumps(record) + "\n")
 
+    def ask(self):
+        body = {"model": os.environ["HARNESSPRO_MODEL"], "messages": self.messages, **self.request}
+        if not self.fenced:
+            body["tools"] = [BASH_TOOL]
+        try:
+            return post(body)["choices"][0]["message"]
+        except ModelError as exc:
+            if not self.fenced and "tool" in str(exc).lower():
+                self.fenced = True  # the endpoint has no tool calling: fall back to fences
+                self.messages[0]["content"] += FENCED_HINT
+                self.log("hook", name="fenced_fallback", reason=str(exc)[:200])
+                return self.ask()
+            raise
 
-def chat(body):
-    url = os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions"
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}",
-        },
-    )
-    with urllib.request.urlopen(request, timeout=600) as response:
-        return json.loads(response.read())
+    def run_bash(self, command):
+        try:
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=self.task["workdir"],
+                capture_output=True,
+                timeout=self.config["command_timeout_s"],
+                encoding="utf-8",
+                errors="replace",
+            )
+            output = done.stdout + done.stderr
+            return output if output else f"(no output, exit code {done.returncode})"
+        except subprocess.TimeoutExpired:
+            return f"(command timed out after {self.config['command_timeout_s']} s)"
 
-
-def run_bash(command, workdir, timeout):
-    try:
-        done = subprocess.run(
-            ["bash", "-c", command],
-            cwd=workdir,
-            capture_output=True,
-            timeout=timeout,
-            encoding="utf-8",
-            errors="replace",
-        )
-        output = done.stdout + done.stderr
-        return output if output else f"(no output, exit code {done.returncode})"
-    except subprocess.TimeoutExpired:
-        return f"(command timed out after {timeout} s)"
-
-
-def compress(text, rule):
-    if not rule or len(text) <= rule["max_chars"]:
+    # -- one tool call ----------------------------------------------------------------------
+    def execute(self, command):
+        self.tool_calls += 1
+        self.log("tool_call", command=command)
+        refusal = next((r for _, r in self.run_hooks("on_budget") if r), None)
+        text = self.transform("on_tool_result", refusal or self.run_bash(command))
+        self.log("tool_result", chars=len(text), output=text[:2000])
         return text
-    lines = text.splitlines()
-    head, tail = lines[: rule["head"]], lines[-rule["tail"] :]
-    hidden = len(lines) - len(head) - len(tail)
-    if hidden <= 0:
-        return text[: rule["max_chars"]] + f"\n[... {len(text) - rule['max_chars']} chars cut]"
-    return "\n".join([*head, f"[... {hidden} lines omitted ...]", *tail])
 
+    def parse(self, reply):
+        """The commands of a reply, or None when it cannot be parsed."""
+        if self.fenced:
+            return FENCE.findall(reply.get("content") or "")[:1]
+        commands = []
+        for call in reply.get("tool_calls") or []:
+            try:
+                commands.append(json.loads(call["function"]["arguments"])["command"])
+            except (KeyError, TypeError, ValueError):
+                return None
+        return commands
 
-def tool_result(config, calls, output):
-    if config.get("block_after") is not None and calls > config["block_after"]:
-        return "Tool call blocked: the tool-call budget is spent. Submit your answer now."
-    text = compress(output, config.get("compress_output"))
-    for notice in config.get("notices") or []:
-        if calls == notice["after"]:
-            text += "\n\n[notice] " + notice["text"]
-    return text
+    def respond(self, reply, commands):
+        """Append the tool results (or the fenced-mode user turn) for this reply."""
+        if self.fenced:
+            text = self.execute(commands[0])
+            self.messages.append({"role": "user", "content": text})
+            return
+        for call, command in zip(reply["tool_calls"], commands, strict=False):
+            self.messages.append(
+                {"role": "tool", "tool_call_id": call["id"], "content": self.execute(command)}
+            )
+
+    def repair(self, reply):
+        """Tell the model its reply could not be parsed, once per step."""
+        self.log("hook", name="format_repair")
+        hint = "[repair] Your last reply could not be parsed: resend it with valid JSON arguments."
+        if self.fenced:
+            hint = "[repair] Reply with exactly one ```bash block, or no block when you are done."
+            self.messages.append({"role": "user", "content": hint})
+            return
+        for call in reply.get("tool_calls") or []:
+            self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": hint})
+
+    def submit(self, content):
+        for name, refusal in self.run_hooks("on_submit", content):
+            if refusal and name not in self.refused:
+                self.refused.add(name)
+                self.log("hook", name=name, refused=True)
+                self.messages.append({"role": "user", "content": refusal})
+                return False
+        self.log("submit", content=content)
+        return True
+
+    # -- the loop ------------------------------------------------------------------------------
+    def run(self):
+        status = "step_cap"
+        while self.step < self.max_steps:
+            self.step += 1
+            try:
+                reply = self.ask()
+            except ModelError as exc:
+                self.log("error", message=str(exc))
+                status = "budget_exhausted" if "budget" in str(exc).lower() else "model_error"
+                break
+            self.log("model_call", content=reply.get("content"))
+            self.messages.append(
+                {k: v for k, v in reply.items() if k in ("role", "content", "tool_calls")}
+            )
+            commands = self.parse(reply)
+            if commands is None or (
+                self.fenced and not commands and "```" in (reply.get("content") or "")
+            ):
+                if self.config.get("format_repair"):
+                    self.repair(reply)
+                    continue
+                commands = None
+            if commands is None:
+                self.log("error", message="unparseable reply")
+                self.repair_less(reply)
+                continue
+            if not commands:
+                if self.submit(reply.get("content")):
+                    status = "submitted"
+                    break
+                continue
+            self.respond(reply, commands)
+            for _, text in self.run_hooks("on_step"):
+                if text:
+                    self.messages[-1]["content"] += "\n\n" + text
+                    self.log("notice", text=text)
+        result = {"status": status, "steps": self.step, "tool_calls": self.tool_calls}
+        (self.out / "result.json").write_text(json.dumps(result))
+
+    def repair_less(self, reply):
+        """Without format repair the broken call still needs a result to keep the protocol."""
+        for call in reply.get("tool_calls") or []:
+            self.tool_calls += 1
+            error = "error: arguments must be JSON with a `command` string"
+            self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": error})
 
 
 def main():
     config = yaml.safe_load((HERE / "harness.yaml").read_text())
     task = json.loads(Path(os.environ["HARNESSPRO_TASK"]).read_text())
-    out_dir = os.environ["HARNESSPRO_OUT"]
-    trajectory = Trajectory(out_dir)
-    prompts = config["prompts"]
-    parts = [prompts["system"], *(prompts.get("system_extra") or [])]
-    system = "\n".join((HERE / part).read_text() for part in parts)
-    instance = (HERE / config["prompts"]["instance"]).read_text().format(**task)
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": instance}]
-    calls, status = 0, "step_cap"
-    for step in range(1, config["max_steps"] + 1):
-        body = {"model": os.environ["HARNESSPRO_MODEL"], "messages": messages, "tools": [BASH_TOOL]}
-        body.update(config.get("request") or {})
-        try:
-            reply = chat(body)["choices"][0]["message"]
-        except urllib.error.HTTPError as exc:
-            trajectory.write("error", step, message=f"model call failed: HTTP {exc.code}")
-            status = "model_error"
-            break
-        trajectory.write("model_call", step, content=reply.get("content"))
-        messages.append({k: v for k, v in reply.items() if k in ("role", "content", "tool_calls")})
-        if not reply.get("tool_calls"):
-            trajectory.write("submit", step, content=reply.get("content"))
-            status = "submitted"
-            break
-        for call in reply["tool_calls"]:
-            calls += 1
-            try:
-                command = json.loads(call["function"]["arguments"])["command"]
-            except (KeyError, ValueError):
-                command = None
-            trajectory.write("tool_call", step, command=command)
-            output = (
-                run_bash(command, task["workdir"], config["command_timeout_s"])
-                if command
-                else ("error: arguments must be JSON with a `command` string")
-            )
-            text = tool_result(config, calls, output)
-            trajectory.write("tool_result", step, chars=len(text), output=text[:2000])
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
-    result = {"status": status, "steps": step, "tool_calls": calls}
-    (Path(out_dir) / "result.json").write_text(json.dumps(result))
+    Agent(config, task, os.environ["HARNESSPRO_OUT"]).run()
     return 0
 
 

@@ -1,0 +1,3 @@
+#!/bin/bash
+
+echo ok > /workspace/smoke.txt

@@ -1,0 +1,86 @@
+"""Built-in hooks, referenced by name from harness.yaml (`use: <name>` plus parameters).
+
+on_step(agent, **p) -> str | None               text appended to the latest tool result
+on_tool_result(agent, text, **p) -> str         the tool result as the model will see it
+on_budget(agent, **p) -> str | None             a refusal instead of running the tool call
+on_submit(agent, content, **p) -> str | None    a refusal instead of accepting the submission
+
+Texts are appended to tool results (never put in the prompt head) so every earlier message
+stays byte-identical and provider prefix caches keep hitting. Each on_submit hook refuses at
+most once per rollout (the loop enforces it).
+"""
+
+import os
+
+
+def near_budget_warning(agent, steps_left=3):
+    if agent.max_steps - agent.step == steps_left:
+        return f"[notice] Only {steps_left} steps left: submit your best work now."
+    return None
+
+
+def notice(agent, text, after, message):
+    if agent.tool_calls == after:
+        return f"{text}\n\n[notice] {message}"
+    return text
+
+
+def compress(agent, text, max_chars=2000, head=20, tail=20):
+    text = fold_repeats(text)
+    if len(text) <= max_chars:
+        return text
+    lines = text.splitlines()
+    if len(lines) <= head + tail:
+        return text[:max_chars] + f"\n[... {len(text) - max_chars} more characters cut]"
+    hidden = lines[head:-tail]
+    note = f"[... {len(hidden)} lines ({sum(map(len, hidden))} characters) omitted ...]"
+    return "\n".join([*lines[:head], note, *lines[-tail:]])
+
+
+def fold_repeats(text):
+    """Collapse runs of identical lines into one line and a count."""
+    out, previous, count = [], None, 0
+    for line in [*text.splitlines(), None]:
+        if line == previous:
+            count += 1
+            continue
+        if previous is not None:
+            out.append(previous if count == 1 else f"{previous}  [repeated {count} times]")
+        previous, count = line, 1
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+def block(agent, after):
+    if agent.tool_calls > after:
+        return "Tool call blocked: the tool-call budget is spent. Submit your answer now."
+    return None
+
+
+def empty_submission_guard(agent, content):
+    if agent.workdir_changed():
+        return None
+    return (
+        "[guard] Submission refused once: nothing in the working directory changed. "
+        "Do the work (include new files) before you submit."
+    )
+
+
+def ground_check(agent, content):
+    return (
+        "[guard] Before this is accepted: verify your change against the instructions and "
+        "any existing tests or call sites, then submit again."
+    )
+
+
+def file_state(root):
+    """Sizes and modification times of the files under root (for change detection)."""
+    state = {}
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            state[path] = (info.st_size, info.st_mtime_ns)
+    return state

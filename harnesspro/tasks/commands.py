@@ -1,0 +1,143 @@
+"""CLI commands for tasks: `tasks validate`, `tasks split` and `coreset`.
+
+`register(subparsers)` adds them to the `harnesspro` parser and returns the handlers by command
+name; each handler takes (args, console) and returns an exit code. User errors print one
+sentence and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from harnesspro.records import Task
+from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.tasks.loader import TaskError, load_task, scan_suite, suite_dir
+from harnesspro.tasks.manifest import ManifestError, build_manifest, splits_dict, write_manifest
+from harnesspro.tasks.splits import make_splits
+from harnesspro.tasks.verify import validate_task
+
+Handler = Callable[[argparse.Namespace, Console], int]
+USER_ERRORS = (TaskError, ManifestError, SandboxUnavailable)
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not in [0, 1)")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
+    """Add `tasks {validate,split}` and `coreset` to a subparsers object."""
+    tasks = subparsers.add_parser("tasks", help="validate task folders, write split manifests")
+    verbs = tasks.add_subparsers(dest="tasks_command", required=True)
+    validate = verbs.add_parser("validate", help="reference passes, doing nothing fails")
+    validate.add_argument("dir", help="a task folder, a folder of tasks, or `builtin`")
+    split = verbs.add_parser("split", help="write a split manifest (train pool / test)")
+    split.add_argument("suite", help="`builtin` or a folder of tasks")
+    split.add_argument("--test-fraction", type=_fraction, required=True)
+    split.add_argument("--seed", type=int, required=True)
+    split.add_argument("--coreset-size", type=_positive, help="also pick a DPP coreset")
+    split.add_argument("--out", type=Path, required=True)
+    coreset = subparsers.add_parser("coreset", help="write a DPP coreset manifest")
+    coreset.add_argument("--tasks", required=True, help="`builtin` or a folder of tasks")
+    coreset.add_argument("--size", type=_positive, required=True)
+    coreset.add_argument("--test-fraction", type=_fraction, default=0.25)
+    coreset.add_argument("--seed", type=int, default=0, help="seed of the test split")
+    coreset.add_argument("--out", type=Path, required=True)
+    return {"tasks": _guarded(cmd_tasks), "coreset": _guarded(cmd_coreset)}
+
+
+def _guarded(handler: Handler) -> Handler:
+    def run(args: argparse.Namespace, console: Console) -> int:
+        try:
+            return handler(args, console)
+        except USER_ERRORS as exc:
+            print(f"harnesspro: {exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
+def cmd_tasks(args: argparse.Namespace, console: Console) -> int:
+    """Dispatch `tasks validate` / `tasks split`."""
+    return {"validate": cmd_validate, "split": cmd_split}[args.tasks_command](args, console)
+
+
+def cmd_validate(args: argparse.Namespace, console: Console) -> int:
+    """Validate one task or every task of a suite; exit 1 when any is broken."""
+    root = _suite_root(args.dir, "DIR")
+    single = (root / "task.toml").is_file() or (root / "task.yaml").is_file()
+    tasks, problems = ([load_task(root)], []) if single else scan_suite(root)
+    sandbox = Bubblewrap()
+    for problem in problems:
+        _say(console, f"{'malformed':16} {problem}")
+    statuses = Counter({"malformed": len(problems)})
+    for task in tasks:
+        result = validate_task(task, sandbox)
+        statuses[result.status] += 1
+        _say(console, f"{result.status:16} {task.id}: {result.reason}")
+    _say(console, ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()) if n))
+    broken = statuses["invalid"] + statuses["error"] + statuses["malformed"]
+    return 1 if broken else 0
+
+
+def cmd_split(args: argparse.Namespace, console: Console) -> int:
+    """Write a split manifest: hash-ordered test split, the rest as the train pool."""
+    tasks = _suite_tasks(args.suite, "SUITE")
+    splits = make_splits(tasks, args.test_fraction, args.seed, args.coreset_size or 0)
+    settings = {"test_fraction": args.test_fraction, "seed": args.seed}
+    if args.coreset_size:
+        settings["coreset_size"] = args.coreset_size
+    manifest = build_manifest(
+        args.suite, tasks, splits_dict(splits, bool(args.coreset_size)), settings
+    )
+    write_manifest(manifest, args.out)
+    sizes = ", ".join(f"{name} {len(ids)}" for name, ids in manifest.splits.items())
+    _say(console, f"wrote {args.out}: {sizes}")
+    return 0
+
+
+def cmd_coreset(args: argparse.Namespace, console: Console) -> int:
+    """Write a coreset manifest: test split held out, DPP coreset of the train pool."""
+    tasks = _suite_tasks(args.tasks, "--tasks")
+    splits = make_splits(tasks, args.test_fraction, args.seed, args.size)
+    settings = {"test_fraction": args.test_fraction, "seed": args.seed, "coreset_size": args.size}
+    manifest = build_manifest(args.tasks, tasks, splits_dict(splits, True), settings)
+    write_manifest(manifest, args.out)
+    _say(
+        console, f"wrote {args.out}: coreset of {len(splits.coreset)}: {', '.join(splits.coreset)}"
+    )
+    return 0
+
+
+def _suite_tasks(suite: str, what: str) -> list[Task]:
+    tasks, problems = scan_suite(_suite_root(suite, what))
+    for problem in problems:
+        print(f"skipping task: {problem}", file=sys.stderr)
+    if not tasks:
+        raise TaskError(f"{suite}: no loadable task folders; check the suite path.")
+    return tasks
+
+
+def _suite_root(name: str, what: str) -> Path:
+    if name != "builtin" and not Path(name).is_dir():
+        raise TaskError(f"{name}: no such folder; pass `builtin` or a folder of tasks as {what}.")
+    return suite_dir(name)
+
+
+def _say(console: Console, text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)

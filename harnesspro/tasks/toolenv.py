@@ -1,0 +1,117 @@
+"""Cached tool environments: one venv per pip requirement set, built once and shared.
+
+An environment lives at `<cache>/toolenvs/<key>`, where the key hashes the sorted requirement
+set and the interpreter. It is built in a temporary sibling folder and renamed into place, so
+an aborted or concurrent build never leaves a half environment at the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnesspro.sandbox import Mount, sandbox_path
+from harnesspro.tasks.dockerfile import canonical_name
+
+PIP_TIMEOUT_S = 1800.0
+
+
+class ToolEnvError(RuntimeError):
+    """pip could not build a tool environment; the message names the requirements."""
+
+
+@dataclass(frozen=True)
+class ToolEnv:
+    """A ready tool environment and how to expose it read-only in the sandbox."""
+
+    root: Path
+    requirements: tuple[str, ...]
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    def mounts(self) -> list[Mount]:
+        """Bound at its own path: console-script shebangs name it absolutely."""
+        return [Mount(self.root, str(self.root))]
+
+    def path(self) -> str:
+        """PATH inside the sandbox with this environment first."""
+        return f"{self.bin}:{sandbox_path()}"
+
+
+def cache_root() -> Path:
+    """`$HARNESSPRO_CACHE`, else `~/.cache/harnesspro`."""
+    configured = os.environ.get("HARNESSPRO_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "harnesspro"
+
+
+def normalise(requirements: Sequence[str]) -> tuple[str, ...]:
+    """Sorted, de-duplicated requirement strings with canonical project names."""
+    out = set()
+    for req in requirements:
+        name = canonical_name(req)
+        out.add(name + req.replace(" ", "")[len(name) :])
+    return tuple(sorted(out))
+
+
+def env_key(requirements: Sequence[str]) -> str:
+    """Cache key: the requirement set plus the interpreter the venv is built from."""
+    python = f"{platform.python_implementation()}-{sys.version_info[0]}.{sys.version_info[1]}"
+    text = "\n".join([python, platform.machine(), *normalise(requirements)])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def ensure_toolenv(requirements: Sequence[str], cache: Path | None = None) -> ToolEnv:
+    """The tool environment for `requirements`, built now if the cache lacks it."""
+    reqs = normalise(requirements)
+    final = (cache or cache_root()) / "toolenvs" / env_key(reqs)
+    if not (final / "bin" / "python").exists():
+        final.parent.mkdir(parents=True, exist_ok=True)
+        _build(reqs, final)
+    return ToolEnv(final, reqs)
+
+
+def _build(reqs: tuple[str, ...], final: Path) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
+    try:
+        base = Path(sys.base_prefix) / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        _check([str(base), "-m", "venv", "--without-pip", str(tmp)], reqs)
+        if reqs:
+            # The host's pip installs into the new venv: no pip copy inside every environment.
+            pip = [sys.executable, "-m", "pip", "--python", str(tmp / "bin" / "python")]
+            _check([*pip, "install", "--quiet", *reqs], reqs)
+        _relocate(tmp, final)
+        try:
+            tmp.rename(final)
+        except OSError:
+            if not (final / "bin" / "python").exists():
+                raise
+            # A concurrent build won the race; its environment is equivalent.
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _check(argv: list[str], reqs: tuple[str, ...]) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=PIP_TIMEOUT_S)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise ToolEnvError(f"pip could not install {' '.join(reqs)}: {tail[0]}")
+
+
+def _relocate(tmp: Path, final: Path) -> None:
+    """Point scripts (shebangs, activate) at the final folder before the rename publishes it."""
+    old, new = str(tmp).encode(), str(final).encode()
+    for script in (tmp / "bin").iterdir():
+        if script.is_file() and not script.is_symlink():
+            data = script.read_bytes()
+            if old in data:
+                script.write_bytes(data.replace(old, new))

@@ -1,0 +1,197 @@
+"""Run a task's official verifier in the sandbox, and validate tasks with it: the reference
+solution passes (when there is one) and doing nothing fails."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from harnesspro.records import Task
+from harnesspro.sandbox import Mount, Sandbox, SandboxResult
+from harnesspro.tasks.dockerfile import Environment, NeedsContainer, load_environment
+from harnesspro.tasks.layout import Layout, lay_out
+from harnesspro.tasks.loader import TaskError, task_files
+from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
+
+OUTPUT_TAIL = 4000
+# Verifier output that means the runner, not the work, failed: a missing tool or module.
+RUNNER_FAULTS = re.compile(
+    r"command not found|No module named|ModuleNotFoundError|Read-only file system|^bwrap: ",
+    re.MULTILINE,
+)
+ValidationStatus = Literal["ok", "invalid", "needs container", "error"]
+
+
+@dataclass(frozen=True)
+class VerifierResult:
+    """What the verifier decided about one working state."""
+
+    reward: float | None
+    exit_code: int | None
+    timed_out: bool
+    reason: str
+    output: str
+
+    @property
+    def passed(self) -> bool:
+        if self.reward is not None:
+            return self.reward >= 1.0
+        return self.exit_code == 0
+
+    @property
+    def runner_fault(self) -> str | None:
+        """The line showing that a tool or path the runner should provide was missing."""
+        match = RUNNER_FAULTS.search(self.output)
+        if match is None:
+            return None
+        start = self.output.rfind("\n", 0, match.start()) + 1
+        end = self.output.find("\n", match.end())
+        return self.output[start : end if end >= 0 else None].strip()
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The verdict of `tasks validate` on one task."""
+
+    task_id: str
+    status: ValidationStatus
+    reason: str
+    idle: VerifierResult | None = None
+    reference: VerifierResult | None = None
+
+
+def environment_of(task: Task) -> Environment | NeedsContainer:
+    """The task's interpreted Dockerfile (a plain environment when it has none)."""
+    dockerfile = task_files(task).dockerfile
+    if not dockerfile.is_file():
+        return Environment(base_image="", workdir=task.workdir)
+    return load_environment(dockerfile)
+
+
+def prepare(task: Task, environment: Environment, dest: Path, cache: Path | None = None) -> Layout:
+    """A fresh layout of the task under `dest`, with its tool environment built if needed."""
+    tools = ensure_toolenv(environment.requirements, cache) if environment.requirements else None
+    return lay_out(task, environment, dest, tools)
+
+
+def read_reward(logs: Path) -> tuple[float | None, str]:
+    """The reward from reward.txt or reward.json, and where it came from (or why not)."""
+    text_file, json_file = logs / "reward.txt", logs / "reward.json"
+    if text_file.is_file():
+        return _number(text_file.read_text().strip()), "reward.txt"
+    if json_file.is_file():
+        try:
+            data = json.loads(json_file.read_text())
+        except json.JSONDecodeError:
+            return None, "reward.json (not JSON)"
+        return _number(data.get("reward") if isinstance(data, dict) else data), "reward.json"
+    return None, "no reward file"
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult:
+    """Run the official tests against the layout's current working state."""
+    files = task_files(task)
+    shutil.rmtree(layout.verifier_logs, ignore_errors=True)
+    layout.verifier_logs.mkdir(parents=True)
+    result = sandbox.run(
+        ["bash", files.test_script],
+        layout.mounts(verifier=True),
+        dict(layout.env),
+        layout.workdir,
+        files.verifier_timeout_s,
+    )
+    layout.tidy()
+    reward, source = read_reward(layout.verifier_logs)
+    if files.layout == "terminal-bench" and not result.timed_out:
+        # Terminal-Bench verifiers report by exit code, not by a reward file.
+        reward, source = (1.0 if result.exit_code == 0 else 0.0), f"exit code {result.exit_code}"
+    if result.timed_out:
+        reason = f"verifier timed out after {files.verifier_timeout_s:.0f} s"
+    elif reward is None:
+        problem = source if source == "no reward file" else f"no number in {source}"
+        reason = f"{problem}; exit code {result.exit_code}"
+    else:
+        reason = f"reward {reward:g} from {source}"
+    output = (result.stdout + result.stderr)[-OUTPUT_TAIL:]
+    return VerifierResult(reward, result.exit_code, result.timed_out, reason, output)
+
+
+def run_reference(task: Task, layout: Layout, sandbox: Sandbox) -> SandboxResult:
+    """Run the reference solution (solve.sh) in the layout, as Harbor's oracle agent does."""
+    solution = task_files(task).solution
+    if solution is None:
+        raise TaskError(f"{task.path}: no reference solution to run.")
+    # Harbor mounts the solution at /solution; a task may already use that path for itself.
+    target = "/oracle" if layout.host("/solution").exists() else "/solution"
+    mounts = layout.mounts(extra=[Mount(solution.parent, target)])
+    result = sandbox.run(
+        ["bash", f"{target}/{solution.name}"],
+        mounts,
+        dict(layout.env),
+        layout.workdir,
+        task.timeout_s,
+    )
+    layout.tidy()
+    return result
+
+
+def validate_task(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Validation:
+    """Doing nothing must fail (reward 0); the reference solution, if any, must pass."""
+    environment = environment_of(task)
+    if isinstance(environment, NeedsContainer):
+        return Validation(task.id, "needs container", _needs_reason(environment))
+    try:
+        with tempfile.TemporaryDirectory(prefix="hp-validate-") as tmp:
+            idle = run_verifier(task, prepare(task, environment, Path(tmp, "idle"), cache), sandbox)
+            reference = None
+            if task_files(task).solution is not None:
+                layout = prepare(task, environment, Path(tmp, "ref"), cache)
+                solved = run_reference(task, layout, sandbox)
+                reference = run_verifier(task, layout, sandbox)
+                if solved.exit_code != 0:
+                    reference = _with_reason(reference, f"solve.sh exit code {solved.exit_code}")
+    except (ToolEnvError, TaskError) as exc:
+        return Validation(task.id, "error", str(exc))
+    return _verdict(task.id, idle, reference)
+
+
+def _needs_reason(needs: NeedsContainer) -> str:
+    return f"{needs.reason} ({needs.instruction})" if needs.instruction else needs.reason
+
+
+def _with_reason(result: VerifierResult, note: str) -> VerifierResult:
+    return VerifierResult(
+        result.reward, result.exit_code, result.timed_out, f"{result.reason}; {note}", result.output
+    )
+
+
+def _verdict(task_id: str, idle: VerifierResult, reference: VerifierResult | None) -> Validation:
+    fault = idle.runner_fault or (reference.runner_fault if reference else None)
+    if fault:
+        return Validation(task_id, "error", f"runner fault: {fault}", idle, reference)
+    if idle.reward is None or idle.timed_out:
+        return Validation(task_id, "invalid", f"doing nothing: {idle.reason}", idle, reference)
+    if idle.passed:
+        return Validation(
+            task_id, "invalid", f"doing nothing passes ({idle.reason})", idle, reference
+        )
+    if reference is not None and not reference.passed:
+        return Validation(
+            task_id, "invalid", f"reference fails ({reference.reason})", idle, reference
+        )
+    checked = "reference passes, doing nothing fails" if reference else "doing nothing fails"
+    return Validation(task_id, "ok", f"{checked} ({idle.reason})", idle, reference)
