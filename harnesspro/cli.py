@@ -35,6 +35,17 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run_dir", type=Path)
     export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
     export.add_argument("--out", required=True, type=Path)
+    harness = sub.add_parser("harness", help="work with a harness directory")
+    harness_sub = harness.add_subparsers(dest="harness_command", required=True)
+    validate = harness_sub.add_parser("validate", help="check a harness against the contract")
+    validate.add_argument("dir", type=Path)
+    validate.add_argument("--seed", type=Path, help="a seed whose immutable paths must match")
+    rollout = sub.add_parser("rollout", help="one rollout of a harness on a task, for debugging")
+    rollout.add_argument("--harness", required=True, type=Path)
+    rollout.add_argument("--task", required=True, type=Path)
+    rollout.add_argument("--model", default="scripted")
+    rollout.add_argument("--config", type=Path, help="run config giving a real model's settings")
+    rollout.add_argument("--out", required=True, type=Path)
     return parser
 
 
@@ -121,17 +132,46 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_harness(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.harness.validate import validate_harness
+
+    if not args.dir.is_dir():
+        raise ConfigError(f"{args.dir}: not a directory; pass the folder holding harness.toml.")
+    problem = validate_harness(args.dir, args.seed)
+    if problem:
+        console.print(f"invalid: {problem}", markup=False)
+        return 1
+    console.print(f"{args.dir}: valid (manifest, immutable paths, code, smoke rollout)")
+    return 0
+
+
+def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.debug_rollout import debug_rollout
+
+    result = debug_rollout(args.harness, args.task, args.model, args.config, args.out)
+    reason = f": {result.reason}" if result.reason else ""
+    console.print(
+        f"status {result.status}{reason}; official tests "
+        f"{'passed' if result.official_pass else 'failed'}; {result.n_calls} model calls, "
+        f"{result.usage.total:,} tokens, ${result.cost:.4f}; artifacts in {args.out}",
+        markup=False,
+    )
+    return 0 if result.status == "ok" else 1
+
+
 COMMANDS = {
     "evolve": cmd_evolve,
     "report": cmd_report,
     "profiles": cmd_profiles,
     "export": cmd_export,
+    "harness": cmd_harness,
+    "rollout": cmd_rollout,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    console = Console(stderr=False)
+    console = Console(soft_wrap=True)  # long paths and log lines stay copy-pastable
     try:
         return COMMANDS[args.command](args, console)
     except (ConfigError, TaskError, RunNotFound, SandboxUnavailable) as exc:

@@ -95,6 +95,11 @@ def _system_args() -> list[str]:
             args += ["--ro-bind", name, name]
     for prefix in python_dirs():
         args += ["--ro-bind", prefix, prefix]
+    # An installed (non-editable) harnesspro sits inside the interpreter prefix, with the
+    # built-in tasks' tests and reference solutions: hide the whole package.
+    package = os.path.dirname(os.path.realpath(__file__))
+    if any(package.startswith(prefix + os.sep) for prefix in python_dirs()):
+        args += ["--tmpfs", package]
     return args
 
 
@@ -108,7 +113,8 @@ def bwrap_argv(
     args += _system_args()
     for mount in mounts:
         args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
-    args += ["--clearenv", "--chdir", cwd]
+    # The sandbox's own root (where mount points were made) becomes read-only too.
+    args += ["--remount-ro", "/", "--clearenv", "--chdir", cwd]
     for key, value in {"PATH": sandbox_path(), "HOME": "/tmp", "LANG": "C.UTF-8", **env}.items():
         args += ["--setenv", key, value]
     return [*args, "--", *argv]

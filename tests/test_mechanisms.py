@@ -36,17 +36,10 @@ def calls(commands: list[str]) -> list[dict[str, Any]]:
     return [call(c, n) for n, c in enumerate(commands)]
 
 
-def rollout(
-    tmp_path: Path, mechanisms: list[str], replies: list[dict[str, Any]]
-) -> tuple[RolloutResult, ReplayUpstream]:
-    harness = tmp_path / "harness"
-    shutil.copytree(seed_template(), harness, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in mechanisms:
-        CATALOG[name].apply(harness)
-        assert CATALOG[name].validate(harness) == ""
+def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
+    """A rollout of `harness` on the smoke task (no scripted knowledge: replies are given)."""
     task = load_task(SMOKE_TASK)
-    upstream = ReplayUpstream(replies)
-    inputs = RolloutInputs(
+    return RolloutInputs(
         spec=RolloutSpec("k", "c", task.id, 0, 0),
         harness_files=folder_files(harness),
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
@@ -55,11 +48,22 @@ def rollout(
         script=None,
         model=ModelConfig(),
         price=SCRIPTED_PRICE,
-        timeout_s=60,
+        timeout_s=timeout_s,
         sampling_seed="s",
         token="replay-token-0123456789",
     )
-    result = run_rollout(inputs, upstream)
+
+
+def rollout(
+    tmp_path: Path, mechanisms: list[str], replies: list[dict[str, Any]]
+) -> tuple[RolloutResult, ReplayUpstream]:
+    harness = tmp_path / "harness"
+    shutil.copytree(seed_template(), harness, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in mechanisms:
+        CATALOG[name].apply(harness)
+        assert CATALOG[name].validate(harness) == ""
+    upstream = ReplayUpstream(replies)
+    result = run_rollout(inputs_for_harness(harness), upstream)
     assert result.status == "ok", result.reason + result.detail
     return result, upstream
 

@@ -73,9 +73,8 @@ def lay_out(task: Task, environment: Environment, dest: Path, tools: ToolEnv | N
         _owner_writable(staged)
     file_mounts = _file_mounts(root, dest / "shadow")
     tool_mounts = _tool_mounts(file_mounts, tools)
-    return Layout(
-        root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), _env(environment, tools)
-    )
+    env = _env(environment, tools, files)
+    return Layout(root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env)
 
 
 def host_alias(container_path: str) -> str:
@@ -198,7 +197,7 @@ def _tool_mounts(file_mounts: list[Mount], tools: ToolEnv | None) -> list[Mount]
     """The tool environment, plus interpreter folders that a task folder bound over (a task
     that owns /root would otherwise hide an interpreter living under /root)."""
     targets = [m.target for m in file_mounts]
-    hidden = [p for p in python_dirs() if any(_under(str(p), t) for t in targets)]
+    hidden = [Path(p) for p in python_dirs() if any(_under(str(p), t) for t in targets)]
     return [*(Mount(p, str(p)) for p in hidden), *(tools.mounts() if tools else [])]
 
 
@@ -206,8 +205,13 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _env(environment: Environment, tools: ToolEnv | None) -> tuple[tuple[str, str], ...]:
+def _env(
+    environment: Environment, tools: ToolEnv | None, files: TaskFiles
+) -> tuple[tuple[str, str], ...]:
     env = {"HOME": "/root", **dict(environment.env)}
+    if files.layout == "terminal-bench":
+        # Terminal-Bench's docker-compose sets TEST_DIR; its run-tests.sh scripts rely on it.
+        env.setdefault("TEST_DIR", "/tests")
     path = env.get("PATH", sandbox_path())
     env["PATH"] = f"{tools.bin}:{path}" if tools else path
     return tuple(env.items())

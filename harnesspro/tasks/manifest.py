@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.records import Task
+from harnesspro.tasks.loader import TaskError, suite_dir
 from harnesspro.tasks.splits import Splits
 
 FORMAT = 1
@@ -20,8 +21,10 @@ FORMAT = 1
 IGNORED_PARTS = {"__pycache__", ".pytest_cache"}
 
 
-class ManifestError(ValueError):
-    """A manifest that is unreadable or no longer matches its tasks; one sentence with the fix."""
+class ManifestError(TaskError):
+    """A manifest that is unreadable or no longer matches its tasks; one sentence with the fix.
+
+    A TaskError, so every command that reports bad task folders reports it the same way."""
 
 
 @dataclass(frozen=True)
@@ -157,3 +160,15 @@ def manifest_splits(manifest: Manifest, source: str = "manifest") -> Splits:
         validation=manifest.splits.get("validation", ()),
         test=manifest.splits.get("test", ()),
     )
+
+
+def open_manifest(path: Path, suite: str) -> Manifest:
+    """Read a manifest for `suite` and verify every listed task; what a run calls first."""
+    manifest = read_manifest(path)
+    if Path(manifest.suite).resolve() != Path(suite).resolve():
+        raise ManifestError(
+            f"{path}: written for suite '{manifest.suite}', not '{suite}'; "
+            "use the matching `tasks.suite` or write a new manifest."
+        )
+    verify_manifest(manifest, suite_dir(suite), str(path))
+    return manifest

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,7 @@ def ensure_toolenv(requirements: Sequence[str], cache: Path | None = None) -> To
     final = (cache or cache_root()) / "toolenvs" / env_key(reqs)
     if not (final / "bin" / "python").exists():
         final.parent.mkdir(parents=True, exist_ok=True)
+        _sweep(final.parent)
         _build(reqs, final)
     return ToolEnv(final, reqs)
 
@@ -98,6 +100,14 @@ def _build(reqs: tuple[str, ...], final: Path) -> None:
             # A concurrent build won the race; its environment is equivalent.
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sweep(folder: Path) -> None:
+    """Delete build folders that a killed build left behind (older than any live build)."""
+    cutoff = time.time() - 2 * PIP_TIMEOUT_S
+    for leftover in folder.glob(".*-*"):
+        if leftover.is_dir() and leftover.stat().st_mtime < cutoff:
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _check(argv: list[str], reqs: tuple[str, ...]) -> None:

@@ -163,7 +163,9 @@ def validate_task(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Va
                 solved = run_reference(task, layout, sandbox)
                 reference = run_verifier(task, layout, sandbox)
                 if solved.exit_code != 0:
-                    reference = _with_reason(reference, f"solve.sh exit code {solved.exit_code}")
+                    last = (solved.stderr.strip().splitlines() or ["no output"])[-1]
+                    note = f"solve.sh exit code {solved.exit_code}: {last}"
+                    reference = _with_reason(reference, note)
     except (ToolEnvError, TaskError) as exc:
         return Validation(task.id, "error", str(exc))
     return _verdict(task.id, idle, reference)

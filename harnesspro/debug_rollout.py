@@ -1,0 +1,70 @@
+"""`harnesspro rollout`: one rollout of a harness on a task folder, for debugging."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+from harnesspro.config import ConfigError, ModelConfig, Price, load_config
+from harnesspro.gateway.prices import lookup_price
+from harnesspro.harness.validate import static_problem
+from harnesspro.policies.scripted import script_for
+from harnesspro.records import RolloutResult, RolloutSpec
+from harnesspro.rollout import RolloutInputs, run_rollout, write_tree
+from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+
+FREE = Price(input=0.0, output=0.0)
+
+
+def model_settings(model: str, config: Path | None) -> tuple[ModelConfig, Price]:
+    """`scripted` needs nothing; other models come from a run config's model/prices."""
+    if config is None:
+        if model != "scripted":
+            raise ConfigError(f"--model {model} needs --config FILE with its model section.")
+        return ModelConfig(), FREE
+    run = load_config(config)
+    return run.model, lookup_price(run.model.name, run.prices)
+
+
+def debug_rollout(
+    harness: Path, task_dir: Path, model: str, config: Path | None, out: Path
+) -> RolloutResult:
+    """Run one rollout and write its artifacts and a summary to `out`."""
+    if not harness.is_dir():
+        raise ConfigError(f"{harness}: not a harness directory; pass the folder with harness.toml.")
+    problem = static_problem(harness, None)
+    if problem:
+        raise ConfigError(f"{harness}: {problem}.")
+    task = load_task(task_dir)
+    settings, price = model_settings(model, config)
+    result = run_rollout(
+        RolloutInputs(
+            spec=RolloutSpec("debug", "debug", task.id, 0, 0),
+            harness_files=folder_files(harness),
+            task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+            workspace_files=workspace_files(task),
+            test_files=folder_files(task.path / "tests"),
+            script=script_for(task) if settings.upstream == "scripted" else None,
+            model=settings,
+            price=price,
+            timeout_s=task.timeout_s,
+            sampling_seed=secrets.token_hex(4),
+            token=secrets.token_hex(16),
+        )
+    )
+    write_tree(out / "workspace", result.workspace)
+    (out / "trajectory.jsonl").write_text(result.trajectory)
+    (out / "gateway.jsonl").write_text(result.gateway_log)
+    (out / "stderr.txt").write_text(result.detail)
+    summary = {
+        "status": result.status,
+        "reason": result.reason,
+        "official_pass": result.official_pass,
+        "model_calls": result.n_calls,
+        "usage": result.usage.__dict__,
+        "cost": result.cost,
+        "latency_s": round(result.latency_s, 3),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return result

@@ -1,0 +1,2 @@
+# sourced by the other scripts, not executable
+LOG=/var/log/app.log

@@ -1,0 +1,2 @@
+#!/bin/bash
+complete -W "up down" deploy

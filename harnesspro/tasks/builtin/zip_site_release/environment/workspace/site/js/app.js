@@ -1,0 +1,2 @@
+document.querySelector("h1").addEventListener("click", () => alert("hi"));
+//# sourceMappingURL=app.js.map
