@@ -14,6 +14,7 @@ from rich.table import Table
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
@@ -35,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run_dir", type=Path)
     export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
     export.add_argument("--out", required=True, type=Path)
+    COMMANDS.update(register_task_commands(sub))
     harness = sub.add_parser("harness", help="work with a harness directory")
     harness_sub = harness.add_subparsers(dest="harness_command", required=True)
     validate = harness_sub.add_parser("validate", help="check a harness against the contract")

@@ -8,6 +8,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harnesspro.gateway.budget import RolloutBudget
+from harnesspro.gateway.retry import RetryPolicy
+
 
 class ConfigError(Exception):
     """A user-fixable problem with a config file; the message is one sentence."""
@@ -39,6 +42,8 @@ class ModelConfig(_Strict):
     """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
     api_key_env: str | None = None
     """Environment variable holding the provider key; read only by the gateway."""
+    allow_unpriced: bool = False
+    """Run a model with no known price; its cost is then reported as unknown, never as 0."""
 
 
 class TasksConfig(_Strict):
@@ -48,6 +53,9 @@ class TasksConfig(_Strict):
     """Share of the suite held out as the test split."""
     split_seed: int = 0
     """Seed of the hash-based split."""
+    manifest: Path | None = None
+    """A split manifest (coresets/*.json): the run uses its splits and refuses to start if a
+    listed task changed since it was written."""
 
 
 class CoresetConfig(_Strict):
@@ -95,9 +103,54 @@ class SandboxConfig(_Strict):
     """Address-space cap of each sandboxed process."""
 
 
+class GatewayConfig(_Strict):
+    rollout_budget: RolloutBudget = RolloutBudget()
+    """Caps per rollout; over a cap the harness gets an error and the rollout ends
+    `budget_exhausted`."""
+    max_attempts: int = Field(4, ge=1)
+    """Attempts per model call when the upstream fails transiently (429, 5xx, timeouts)."""
+    backoff_s: float = Field(0.5, ge=0)
+    """First retry delay (jittered, doubling; Retry-After wins when given)."""
+    retry_budget_s: float = Field(30.0, ge=0)
+    """Most time spent waiting on retries for one call."""
+    infra_retries: int = Field(1, ge=0)
+    """Times a rollout that ended in an infrastructure failure is run again before it is
+    excluded (and reported)."""
+
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(self.max_attempts, self.backoff_s, budget_s=self.retry_budget_s)
+
+
+class BudgetConfig(_Strict):
+    max_target_dollars: float | None = Field(None, gt=0)
+    """Dollars for target (harness) rollouts over the whole run; the run stops scheduling at
+    the cap (overshoot: at most the rollouts in flight) and still writes its reports."""
+    max_improver_dollars: float | None = Field(None, gt=0)
+    """Dollars for analyzer/planner/editor/synthesizer calls (the search-cost account)."""
+
+
 class RayConfig(_Strict):
     num_cpus: int = Field(2, ge=1)
     """CPUs of the embedded local Ray (ignored when RAY_ADDRESS is set)."""
+
+
+class EvaluationConfig(_Strict):
+    validation_rollouts: int | None = Field(None, ge=0)
+    """Rollouts of each selected candidate per validation task each epoch (None = G; 0 = no
+    validation)."""
+    validation_tasks: int | None = Field(None, ge=1)
+    """At most this many validation tasks, a fixed hash-ordered sample (None = all)."""
+    final: bool = True
+    """Run the held-out test evaluation (seed and lite/medium/heavy) when evolution ends."""
+    attempts: int = Field(3, ge=1)
+    """K: attempts per test task in the held-out evaluation."""
+    bootstrap_resamples: int = Field(1000, ge=100)
+    """Bootstrap resamples behind every confidence interval and P(non-dominated)."""
+    confidence: float = Field(0.9, gt=0.0, lt=1.0)
+    """Coverage of the reported confidence intervals."""
+    max_rollouts: int | None = Field(None, ge=1)
+    """Cap on search rollouts (coreset + validation); whole candidates only, so it is never
+    exceeded. The held-out evaluation is accounted apart."""
 
 
 class RunConfig(_Strict):
@@ -113,7 +166,10 @@ class RunConfig(_Strict):
     evolution: EvolutionConfig = EvolutionConfig()
     selection: SelectionConfig = SelectionConfig()
     sandbox: SandboxConfig = SandboxConfig()
+    gateway: GatewayConfig = GatewayConfig()
+    budget: BudgetConfig = BudgetConfig()
     ray: RayConfig = RayConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
 
 
 def apply_override(data: dict[str, Any], assignment: str) -> None:

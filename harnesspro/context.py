@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.config import Price, RunConfig
+from harnesspro.config import ConfigError, Price, RunConfig
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
@@ -16,6 +16,7 @@ from harnesspro.metrics import candidate_scores
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
 from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.manifest import manifest_splits, open_manifest
 from harnesspro.tasks.splits import Splits, make_splits
 
 SEED_ID = "c000"
@@ -26,6 +27,16 @@ def seed_template() -> Path:
     return Path(str(resources.files("harnesspro") / "seed"))
 
 
+def model_price(config: RunConfig) -> Price | None:
+    """The target model's price; None (cost unknown) only when the config allows it."""
+    try:
+        return lookup_price(config.model.name, config.prices)
+    except ConfigError:
+        if config.model.allow_unpriced:
+            return None
+        raise
+
+
 @dataclass(frozen=True)
 class RunContext:
     config: RunConfig
@@ -34,20 +45,24 @@ class RunContext:
     repo: HarnessRepo
     tasks: dict[str, Task]
     splits: Splits
-    price: Price
+    price: Price | None
     console: Console
 
     @classmethod
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
-        price = lookup_price(config.model.name, config.prices)
+        price = model_price(config)
         tasks = {t.id: t for t in load_suite(config.tasks.suite)}
-        splits = make_splits(
-            list(tasks.values()),
-            config.tasks.test_fraction,
-            config.tasks.split_seed,
-            config.coreset.size,
-        )
+        if config.tasks.manifest is not None:
+            manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
+            splits = manifest_splits(manifest, str(config.tasks.manifest))
+        else:
+            splits = make_splits(
+                list(tasks.values()),
+                config.tasks.test_fraction,
+                config.tasks.split_seed,
+                config.coreset.size,
+            )
         run.open(config)
         run.write_splits(splits)
         ledger = Ledger(run.ledger)

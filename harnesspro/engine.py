@@ -1,5 +1,5 @@
-"""Ray scheduling of rollouts (candidates x coreset tasks x G): embedded local Ray or a
-cluster, backpressure, infrastructure retries, progress, resume."""
+"""Ray scheduling of rollouts (candidates x the tasks of a split x attempts): embedded local
+Ray or a cluster, backpressure, infrastructure retries, a rollout cap, progress, resume."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import hashlib
 import os
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import ray
 from rich.progress import Progress
@@ -18,7 +19,7 @@ from harnesspro.records import Candidate, RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.tasks.loader import folder_files, workspace_files
 
-INFRA_RETRIES = 1  # an infrastructure fault is retried this many times, then reported
+Split = Literal["coreset", "validation", "test"]
 
 
 def ensure_ray(num_cpus: int) -> None:
@@ -41,26 +42,35 @@ def run_all(
     batch: Sequence[RolloutInputs],
     on_result: Callable[[RolloutInputs, RolloutResult], None],
     max_in_flight: int,
-) -> None:
+    infra_retries: int = 1,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> bool:
     """Run every rollout of `batch`, calling `on_result` in the driver as each one finishes.
 
-    Rollouts that end in an infrastructure fault are resubmitted up to INFRA_RETRIES times;
-    the last result is reported either way, so nothing is silently dropped.
+    Rollouts that end in an infrastructure fault are resubmitted up to `infra_retries` times;
+    the last result is reported either way, so nothing is silently dropped. When
+    `should_stop()` turns true (a run budget is spent) nothing new is submitted and the
+    rollouts in flight are collected: that is the bound on overshoot. Returns False then.
     """
     queue = [(inputs, 0) for inputs in batch]
     pending: dict[ray.ObjectRef, tuple[RolloutInputs, int]] = {}
+    stopped = False
     while queue or pending:
-        while queue and len(pending) < max_in_flight:
+        stopped = stopped or should_stop()
+        while queue and not stopped and len(pending) < max_in_flight:
             inputs, tries = queue.pop(0)
             pending[_remote_rollout.remote(inputs)] = (inputs, tries)
+        if not pending:
+            break
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
             inputs, tries = pending.pop(ref)
             result = ray.get(ref)
-            if result.status == "infra_error" and tries < INFRA_RETRIES:
+            if result.status == "infra_error" and tries < infra_retries:
                 queue.append((inputs, tries + 1))
             else:
                 on_result(inputs, result)
+    return not stopped
 
 
 def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: int) -> str:
@@ -97,36 +107,75 @@ def rollout_inputs(
         token=secrets.token_hex(16),
         sandbox=ctx.config.sandbox.backend,
         memory_mb=ctx.config.sandbox.memory_mb,
+        budget=ctx.config.gateway.rollout_budget,
+        retry=ctx.config.gateway.retry_policy(),
     )
 
 
-def evaluate(ctx: RunContext, candidates: list[Candidate], epoch: int) -> int:
-    """G rollouts of each candidate on each coreset task, skipping finished ones.
+@dataclass(frozen=True)
+class Evaluated:
+    """What one `evaluate` call did."""
 
-    Returns the number of rollouts run.
-    """
+    ran: int
+    skipped: tuple[str, ...] = ()
+    """Candidates left out whole because the run's rollout cap would have been exceeded."""
+
+
+Todo = tuple[Candidate, str, int]
+
+
+def within_cap(todo: Sequence[Todo], cap: int | None) -> tuple[list[Todo], tuple[str, ...]]:
+    """Whole candidates, in order, while their rollouts fit `cap`; after the first that does
+    not fit, none. A candidate scored on part of the tasks would not be comparable."""
+    if cap is None:
+        return list(todo), ()
+    kept: list[Todo] = []
+    skipped: list[str] = []
+    for cid in dict.fromkeys(c.id for c, _, _ in todo):
+        mine = [item for item in todo if item[0].id == cid]
+        if skipped or len(kept) + len(mine) > cap:
+            skipped.append(cid)
+        else:
+            kept.extend(mine)
+    return kept, tuple(skipped)
+
+
+def evaluate(
+    ctx: RunContext,
+    candidates: list[Candidate],
+    epoch: int,
+    split: Split = "coreset",
+    task_ids: Sequence[str] | None = None,
+    attempts: Sequence[int] | None = None,
+    cap: int | None = None,
+) -> Evaluated:
+    """Rollouts of each candidate on each task of `split` (default: all of it) for each of
+    `attempts` (default: the G attempts 0..G-1), skipping finished ones; at most `cap` new
+    rollouts, whole candidates only."""
     done = ctx.ledger.rollout_keys()
-    g = ctx.config.evolution.rollouts_per_task
-    todo = [
+    tasks = getattr(ctx.splits, split) if task_ids is None else task_ids
+    tries = range(ctx.config.evolution.rollouts_per_task) if attempts is None else attempts
+    wanted = [
         (c, t, a)
         for c in candidates
-        for t in ctx.splits.coreset
-        for a in range(g)
+        for t in tasks
+        for a in tries
         if rollout_key(ctx, c, t, a) not in done
     ]
+    todo, skipped = within_cap(wanted, cap)
     if not todo:
-        return 0
-    files = {c.id: ctx.repo.files(c.commit) for c in candidates}
+        return Evaluated(0, skipped)
+    files = {c.id: ctx.repo.files(c.commit) for c, _, _ in todo}
     batch = [rollout_inputs(ctx, c, files[c.id], t, a, epoch) for c, t, a in todo]
     ensure_ray(ctx.config.ray.num_cpus)
-    names = ", ".join(c.id for c in candidates)
+    names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
     with Progress(console=ctx.console, transient=True) as progress:
-        bar = progress.add_task(f"epoch {epoch}: rollouts of {names}", total=len(batch))
+        bar = progress.add_task(f"epoch {epoch} {split}: rollouts of {names}", total=len(batch))
 
         def record(inputs: RolloutInputs, result: RolloutResult) -> None:
             artifacts = ctx.run.save_rollout(result)
-            ctx.ledger.record_rollout(inputs.spec, result, artifacts)
+            ctx.ledger.record_rollout(inputs.spec, result, artifacts, split)
             progress.advance(bar)
 
         run_all(batch, record, max_in_flight=2 * ctx.config.ray.num_cpus)
-    return len(batch)
+    return Evaluated(len(batch), skipped)

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS rollouts (
   key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
   status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
   cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
-  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT);
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT);
 CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
 CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS selections (
@@ -34,7 +34,19 @@ CREATE TABLE IF NOT EXISTS plans (
   epoch INTEGER, parent_id TEXT, directive TEXT, mechanism TEXT, rationale TEXT,
   predicted_pass REAL, predicted_cost REAL, child_id TEXT, note TEXT,
   PRIMARY KEY (epoch, parent_id, directive));
+CREATE TABLE IF NOT EXISTS intervals (
+  epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
+  p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
 """
+
+# Columns added after a table was first released: (table, column, type), added on open.
+MIGRATIONS = [("rollouts", "split", "TEXT")]
+
+ROLLOUT_COLUMNS = (
+    "key, candidate_id, task_id, attempt, epoch, status, pass, official_pass, uncached_input, "
+    "cached_input, cache_write, output, reasoning, cost, latency_s, n_calls, artifacts, created, "
+    "reason, split"
+)
 
 
 class Ledger:
@@ -44,9 +56,18 @@ class Ledger:
         self.db = sqlite3.connect(path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
+        self._migrate()
 
     def close(self) -> None:
         self.db.close()
+
+    def _migrate(self) -> None:
+        """Add columns that ledgers written by earlier versions lack."""
+        for table, column, kind in MIGRATIONS:
+            present = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                with self.db:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         with self.db:
@@ -70,7 +91,10 @@ class Ledger:
         ).fetchall()
         return [Candidate(*row) for row in rows]
 
-    def record_rollout(self, spec: RolloutSpec, result: RolloutResult, artifacts: str) -> None:
+    def record_rollout(
+        self, spec: RolloutSpec, result: RolloutResult, artifacts: str, split: str = "coreset"
+    ) -> None:
+        """One finished rollout; `split` says which task split it ran on."""
         u = result.usage
         official = None if result.official_pass is None else int(result.official_pass)
         row = (
@@ -93,9 +117,12 @@ class Ledger:
             artifacts,
             time.time(),
             result.reason,
+            split,
         )
         placeholders = ", ".join("?" * len(row))
-        self._write(f"INSERT OR REPLACE INTO rollouts VALUES ({placeholders})", [row])
+        self._write(
+            f"INSERT OR REPLACE INTO rollouts ({ROLLOUT_COLUMNS}) VALUES ({placeholders})", [row]
+        )
 
     def rollout_keys(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT key FROM rollouts")}
@@ -107,7 +134,10 @@ class Ledger:
         )
 
     def rollouts(self) -> pd.DataFrame:
-        return pd.read_sql_query("SELECT * FROM rollouts ORDER BY created", self.db)
+        """Every rollout; `split` is NULL only for rollouts of ledgers from before splits."""
+        return pd.read_sql_query(
+            f"SELECT {ROLLOUT_COLUMNS} FROM rollouts ORDER BY created", self.db
+        )
 
     def freeze_test(self, task_id: str, sha256: str, path: str) -> None:
         self._write("INSERT INTO synth_tests VALUES (?, ?, ?)", [(task_id, sha256, path)])
@@ -174,3 +204,15 @@ class Ledger:
 
     def plans(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM plans ORDER BY epoch, parent_id", self.db)
+
+    def record_intervals(
+        self, epoch: int, rows: list[tuple[str, float, float, float, float, float]]
+    ) -> None:
+        """Per candidate: pass-rate and cost confidence bounds and P(non-dominated)."""
+        self._write("DELETE FROM intervals WHERE epoch = ?", [(epoch,)])
+        self._write(
+            "INSERT INTO intervals VALUES (?, ?, ?, ?, ?, ?, ?)", [(epoch, *row) for row in rows]
+        )
+
+    def intervals(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM intervals ORDER BY epoch, candidate_id", self.db)

@@ -1,4 +1,4 @@
-"""Aggregates over the ledger's rollouts: pass rate and cost per task per candidate."""
+"""Aggregates over the ledger's rollouts: pass rate and cost per task per candidate, by split."""
 
 from __future__ import annotations
 
@@ -32,15 +32,25 @@ def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[st
     return scores
 
 
+def on_split(rollouts: pd.DataFrame, split: str) -> pd.DataFrame:
+    """Rollouts run on one split; ledgers from before splits hold only coreset rollouts."""
+    return rollouts[rollouts["split"].fillna("coreset") == split]
+
+
+def search_rollouts(rollouts: pd.DataFrame) -> pd.DataFrame:
+    """Rollouts the search spent (coreset and validation): everything but the test split."""
+    return rollouts[rollouts["split"].fillna("coreset") != "test"]
+
+
 def cost_table(rollouts: pd.DataFrame) -> pd.DataFrame:
-    """Per candidate: rollouts, token parts and dollars in total and per task."""
+    """Per candidate and split: rollouts, token parts and dollars in total and per task."""
+    rollouts = rollouts.assign(split=rollouts["split"].fillna("coreset"))
     frame = rollouts[rollouts["status"] != "infra_error"]
-    grouped = frame.groupby("candidate_id")
+    keys = ["candidate_id", "split"]
+    grouped = frame.groupby(keys)
     table = grouped[[*TOKEN_COLUMNS, "reasoning", "cost"]].sum()
     table.insert(0, "rollouts", grouped.size())
     table["cost_per_task"] = grouped["cost"].mean()
-    table["infra_errors"] = (
-        rollouts[rollouts["status"] == "infra_error"].groupby("candidate_id").size()
-    )
+    table["infra_errors"] = rollouts[rollouts["status"] == "infra_error"].groupby(keys).size()
     table["infra_errors"] = table["infra_errors"].fillna(0).astype(int)
     return table.rename(columns={"cost": "dollars"}).reset_index()

@@ -8,7 +8,7 @@ from typing import Literal
 
 Directive = Literal["cost-first", "balanced", "performance-first"]
 DIRECTIVES: tuple[Directive, ...] = ("cost-first", "balanced", "performance-first")
-RolloutStatus = Literal["ok", "harness_error", "timeout", "infra_error"]
+RolloutStatus = Literal["ok", "budget_exhausted", "harness_error", "timeout", "infra_error"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,10 @@ class ModelCall:
 
     model: str
     usage: Usage
-    cost: float
+    cost: float | None  # None = the model has no price (allow_unpriced): unknown, never 0
     latency_s: float
-    status: int
+    status: int  # HTTP status the harness got (402 = a budget refused it, 502 = upstream failed)
+    retries: int = 0
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class RolloutResult:
     key: str
     status: RolloutStatus
     usage: Usage
-    cost: float
+    cost: float | None
     latency_s: float
     n_calls: int
     official_pass: bool | None

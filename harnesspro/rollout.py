@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.config import ModelConfig, Price
-from harnesspro.gateway.server import Gateway
-from harnesspro.gateway.upstream import OpenAIUpstream, ScriptedUpstream, Upstream
+from harnesspro.gateway.budget import RolloutBudget
+from harnesspro.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.gateway.retry import RetryPolicy
+from harnesspro.gateway.server import BUDGET_STATUS, Gateway
+from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
@@ -41,12 +44,14 @@ class RolloutInputs:
     test_files: dict[str, bytes]
     script: TaskScript | None
     model: ModelConfig
-    price: Price
+    price: Price | None  # None: unpriced model (allow_unpriced), cost unknown
     timeout_s: float
     sampling_seed: str
     token: str
     sandbox: str = "bubblewrap"
     memory_mb: int = 4096
+    budget: RolloutBudget = RolloutBudget()
+    retry: RetryPolicy = RetryPolicy()
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> Path:
@@ -155,10 +160,10 @@ def _dir_size(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def classify(run: SandboxResult, out_dir: Path, infra: bool) -> tuple[RolloutStatus, str]:
+def classify(run: SandboxResult, out_dir: Path, gateway: Gateway) -> tuple[RolloutStatus, str]:
     """Status and a one-line reason; infrastructure faults win over harness faults."""
-    if infra:
-        return "infra_error", "the model upstream failed (see gateway.jsonl)"
+    if any(call.status == 502 for call in gateway.calls):
+        return "infra_error", "the model upstream kept failing after retries (see gateway.jsonl)"
     if run.timed_out:
         return "timeout", run.reason
     if run.reason:
@@ -172,7 +177,16 @@ def classify(run: SandboxResult, out_dir: Path, infra: bool) -> tuple[RolloutSta
         json.loads((out_dir / "result.json").read_text())
     except (OSError, ValueError):
         return "harness_error", "finished without writing a valid result.json"
+    if any(call.status == BUDGET_STATUS for call in gateway.calls):
+        return "budget_exhausted", "the gateway refused a call: the rollout's budget was spent"
     return "ok", ""
+
+
+def total_cost(gateway: Gateway) -> float | None:
+    """Dollars of all calls, or None when the model is unpriced (unknown, never 0)."""
+    if gateway.price is None:
+        return None
+    return sum(call.cost or 0.0 for call in gateway.calls)
 
 
 def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
@@ -188,14 +202,15 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
         upstream = upstream or make_upstream(inputs)
-        gateway = Gateway(gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price)
+        gateway = Gateway(
+            gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price, inputs.budget,
+            inputs.retry,
+        )  # fmt: skip
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:
             try:
                 run = _run_harness(inputs, sandbox, tmp, gateway_dir)
-                status, reason = classify(
-                    run, tmp / "out", any(c.status >= 500 for c in gateway.calls)
-                )
+                status, reason = classify(run, tmp / "out", gateway)
             except HarnessError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "harness_error", str(exc)
@@ -212,7 +227,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             key=inputs.spec.key,
             status=status,
             usage=sum((c.usage for c in gateway.calls), Usage()),
-            cost=sum(c.cost for c in gateway.calls),
+            cost=total_cost(gateway),
             latency_s=run.wall_s,
             n_calls=len(gateway.calls),
             official_pass=official,

@@ -97,6 +97,8 @@ def test_logical_lines_join_continuations_and_drop_comments() -> None:
         ("FROM python:3.11 AS a\nFROM python:3.11\n", "FROM python:3.11"),
         ("FROM python:3.11\nVOLUME /data\n", "VOLUME /data"),
         ("FROM python:3.11\nCOPY x /proc/x\n", "COPY x /proc/x"),
+        ('FROM python:3.11\nENV A="unclosed\n', 'ENV A="unclosed'),
+        ('FROM python:3.11\nCOPY ["a", \n', 'COPY ["a",'),
     ],
 )
 def test_anything_else_needs_a_container_and_names_the_instruction(

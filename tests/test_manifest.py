@@ -147,7 +147,12 @@ def test_coreset_command_matches_make_splits(suite: Path, tmp_path: Path) -> Non
     out = tmp_path / "core.json"
     assert run_cli(["coreset", "--tasks", str(suite), "--size", "2", "--out", str(out)]) == 0
     expected = make_splits(load_suite(str(suite)), 0.25, 0, 2)
-    assert manifest_splits(read_manifest(out)) == expected
+    manifest = read_manifest(out)
+    assert manifest_splits(manifest) == expected
+    # A refusal says how to write the manifest again.
+    (suite / expected.coreset[0] / "instruction.md").write_text("changed")
+    with pytest.raises(ManifestError, match=r"re-run `harnesspro coreset --tasks .* --size 2 "):
+        verify_manifest(manifest, suite)
 
 
 def test_user_errors_exit_2_with_one_sentence(

@@ -89,9 +89,15 @@ def test_terminal_bench_task_loads(tmp_path: Path) -> None:
     assert reference_steps(task) == ["echo hello > /app/out.txt"]
 
 
-def test_builtin_tasks_keep_their_declared_workdir() -> None:
-    suite = load_suite("builtin")
-    assert suite and all(t.workdir == "/workspace" for t in suite)
+def test_harnesspro_section_workdir_wins_over_the_dockerfile(tmp_path: Path) -> None:
+    folder = harbor_task(tmp_path)
+    with (folder / "task.toml").open("a") as toml:
+        toml.write('[harnesspro]\nworkdir = "/workspace"\n')
+    assert load_task(folder).workdir == "/workspace"
+    (folder / "environment" / "Dockerfile").unlink()
+    assert load_task(harbor_task(tmp_path, "no_dockerfile")).workdir == "/app"
+    (tmp_path / "no_dockerfile" / "environment" / "Dockerfile").unlink()
+    assert load_task(tmp_path / "no_dockerfile").workdir == "/workspace"
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,8 @@
-"""The gateway's HTTP server: OpenAI Chat Completions on a Unix socket, every call metered."""
+"""The metering gateway: OpenAI Chat Completions on a Unix socket, every call metered.
+
+Per call it checks the rollout's budget, forwards with bounded retries, normalises usage,
+prices it and logs usage parts, dollars, latency, upstream status and retry count.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,22 @@ import json
 import socketserver
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from harnesspro.config import Price
+from harnesspro.gateway.budget import RolloutBudget, Spent
 from harnesspro.gateway.prices import cost_of
+from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
+from harnesspro.gateway.streaming import sse
 from harnesspro.gateway.upstream import Upstream
 from harnesspro.gateway.usage import normalise_usage
 from harnesspro.records import ModelCall, Usage
+
+BUDGET_STATUS = 402  # not retried by OpenAI clients, unlike 429
 
 
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -25,15 +36,35 @@ def _error(message: str, kind: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "code": kind}}
 
 
-class Gateway:
-    """Meters one model behind one Unix socket; tokens map to sampling seeds."""
+@dataclass
+class Account:
+    """One rollout's (or the search's) token: its sampling seed and what it has spent."""
 
-    def __init__(self, socket_path: Path, upstream: Upstream, model: str, price: Price) -> None:
-        self.socket_path = socket_path
-        self.upstream = upstream
-        self.model = model
-        self.price = price
-        self.tokens: dict[str, str] = {}
+    sampling_seed: str
+    spent: Spent = field(default_factory=Spent)
+
+
+class Gateway:
+    """Meters one model behind one Unix socket for the tokens registered with it."""
+
+    def __init__(
+        self,
+        socket_path: Path,
+        upstream: Upstream,
+        model: str,
+        price: Price | None,
+        budget: RolloutBudget | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.socket_path, self.upstream, self.model, self.price = (
+            socket_path,
+            upstream,
+            model,
+            price,
+        )
+        self.budget = budget or RolloutBudget()
+        self.retry = retry or RetryPolicy()
+        self.accounts: dict[str, Account] = {}
         self.calls: list[ModelCall] = []
         self.log: list[str] = []
         self._lock = threading.Lock()
@@ -44,7 +75,7 @@ class Gateway:
 
     def register(self, token: str, sampling_seed: str) -> None:
         """Accept calls bearing `token`; the scripted upstream samples from `sampling_seed`."""
-        self.tokens[token] = sampling_seed
+        self.accounts[token] = Account(sampling_seed)
 
     def __enter__(self) -> Gateway:
         self._thread.start()
@@ -55,32 +86,97 @@ class Gateway:
         self._server.server_close()
         self.socket_path.unlink(missing_ok=True)
 
-    def chat(self, token: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """Forward one request and record its usage; returns (HTTP status, JSON body)."""
-        if token not in self.tokens:
+    # -- one call ---------------------------------------------------------------------------
+    def _admit(self, token: str, body: Any) -> tuple[int, dict[str, Any]] | Account:
+        account = self.accounts.get(token)
+        if account is None:
             return 401, _error("unknown rollout token", "invalid_api_key")
-        if body.get("stream"):
-            return 400, _error("streaming is not supported by this gateway yet", "invalid_request")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return 400, _error("the body must be a JSON object with `messages`", "invalid_request")
+        exhausted = account.spent.over(self.budget)
+        if exhausted:
+            self._record(token, Usage(), 0.0, BUDGET_STATUS, 0)
+            return BUDGET_STATUS, _error(f"budget_exhausted: {exhausted}", "budget_exhausted")
+        return account
+
+    def chat(self, token: str, body: Any) -> tuple[int, dict[str, Any]]:
+        """Forward one non-streaming request; returns (HTTP status, JSON body)."""
+        admitted = self._admit(token, body)
+        if not isinstance(admitted, Account):
+            return admitted
         started = time.monotonic()
         try:
-            response = self.upstream.complete(body, self.tokens[token])
-            status = 200
-        except Exception as exc:  # any upstream failure is reported, never raised into the server
-            response, status = _error(f"upstream failed: {exc}", "upstream_error"), 502
-        latency = time.monotonic() - started
-        usage = normalise_usage(response.get("usage")) if status == 200 else Usage()
-        call = ModelCall(self.model, usage, cost_of(usage, self.price), latency, status)
+            response, retries = with_retries(
+                lambda: self.upstream.complete(body, admitted.sampling_seed), self.retry
+            )
+        except UpstreamError as exc:
+            self._record(token, Usage(), time.monotonic() - started, _status(exc), exc.retries)
+            return _status(exc), _error(f"upstream failed: {exc}", "upstream_error")
+        usage = normalise_usage(response.get("usage"))
+        self._record(token, usage, time.monotonic() - started, 200, retries)
+        return 200, response
+
+    def chat_stream(self, token: str, body: Any) -> tuple[int, Iterator[bytes]]:
+        """Forward one streaming request chunk by chunk; usage comes from the last chunk."""
+        admitted = self._admit(token, body)
+        if not isinstance(admitted, Account):
+            status, payload = admitted
+            return status, iter([json.dumps(payload).encode()])
+        return 200, self._relay(token, body, admitted)
+
+    def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
+        started, usage, status = time.monotonic(), Usage(), 200
+        try:
+            chunks, retries = with_retries(
+                lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
+                self.retry,
+            )
+            for chunk in chunks:
+                if chunk.get("usage"):
+                    usage = normalise_usage(chunk["usage"])
+                yield sse(chunk)
+        except UpstreamError as exc:
+            status, retries = _status(exc), exc.retries
+            yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
+        yield sse(None)
+        self._record(token, usage, time.monotonic() - started, status, retries)
+
+    def _record(self, token: str, usage: Usage, latency: float, status: int, retries: int) -> None:
+        cost = None if self.price is None else cost_of(usage, self.price)
+        call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
+            spent = self.accounts[token].spent
+            spent.calls += status != BUDGET_STATUS
+            spent.tokens += usage.total
+            spent.dollars += cost or 0.0
             self.calls.append(call)
-            self.log.append(json.dumps({"token": token[:8], **_call_fields(call)}))
-        return status, response
+            self.log.append(json.dumps({"token": token[:8], **call_fields(call)}))
 
 
-def _call_fields(call: ModelCall) -> dict[str, Any]:
+def _status(exc: UpstreamError) -> int:
+    """What the harness sees for an upstream failure: 502 for transient ones, else as sent."""
+    return 502 if exc.transient else exc.status
+
+
+def _first_and_rest(chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Pull the first chunk now, so a failing connection is retried before anything is sent."""
+    first = next(chunks, None)
+
+    def rest() -> Iterator[dict[str, Any]]:
+        if first is not None:
+            yield first
+        yield from chunks
+
+    return rest()
+
+
+def call_fields(call: ModelCall) -> dict[str, Any]:
+    """A call as the flat record written to gateway.jsonl."""
     usage = call.usage
     return {
         "model": call.model,
         "status": call.status,
+        "retries": call.retries,
         "latency_s": round(call.latency_s, 4),
         "cost": call.cost,
         "uncached_input": usage.uncached_input,
@@ -109,17 +205,27 @@ def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _send_stream(self, status: int, parts: Iterator[bytes]) -> None:
+            self.send_response(status)
+            self.send_header(
+                "Content-Type", "text/event-stream" if status == 200 else "application/json"
+            )
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for part in parts:
+                self.wfile.write(part)
+                self.wfile.flush()
+            self.close_connection = True
+
         def do_GET(self) -> None:
             if self.path.rstrip("/") == "/v1/models":
-                self._send(
-                    200, {"object": "list", "data": [{"id": gateway.model, "object": "model"}]}
-                )
+                models = [{"id": gateway.model, "object": "model", "owned_by": "harnesspro"}]
+                self._send(200, {"object": "list", "data": models})
             else:
                 self._send(404, _error(f"no route {self.path}", "not_found"))
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length)
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send(404, _error(f"no route {self.path}", "not_found"))
                 return
@@ -129,6 +235,9 @@ def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 self._send(400, _error("request body is not JSON", "invalid_request"))
                 return
-            self._send(*gateway.chat(token, body))
+            if isinstance(body, dict) and body.get("stream"):
+                self._send_stream(*gateway.chat_stream(token, body))
+            else:
+                self._send(*gateway.chat(token, body))
 
     return Handler

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
+from harnesspro.gateway.streaming import to_chunks
 from harnesspro.policies.scripted import ScriptedPolicy
 
 CACHE_BLOCK = 128  # tokens; providers cache prompt prefixes in blocks of this size
@@ -15,8 +17,14 @@ CHARS_PER_TOKEN = 4
 
 
 class Upstream(Protocol):
+    """Where the gateway sends calls. Failures raise `retry.UpstreamError`."""
+
     def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         """Answer one chat-completion request with an OpenAI-shaped response (usage included)."""
+        ...
+
+    def stream(self, request: Mapping[str, Any], sampling_seed: str) -> Iterator[dict[str, Any]]:
+        """The same answer as `chat.completion.chunk` objects, usage in the last one."""
         ...
 
 
@@ -91,6 +99,9 @@ class ScriptedUpstream:
         message = self.policy.respond(request, sampling_seed)
         return envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
 
+    def stream(self, request: Mapping[str, Any], sampling_seed: str) -> Iterator[dict[str, Any]]:
+        return to_chunks(self.complete(request, sampling_seed))
+
 
 class ReplayUpstream:
     """Answers with recorded assistant messages in order (the n-th call gets the n-th), then
@@ -108,17 +119,15 @@ class ReplayUpstream:
         message = self.replies[index] if index < len(self.replies) else done
         return envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
 
+    def stream(self, request: Mapping[str, Any], sampling_seed: str) -> Iterator[dict[str, Any]]:
+        return to_chunks(self.complete(request, sampling_seed))
 
-class OpenAIUpstream:
-    """Any OpenAI-compatible endpoint through the openai SDK; the key stays in this process."""
-
-    def __init__(self, base_url: str | None, api_key: str) -> None:
-        from openai import OpenAI
-
-        self.client = OpenAI(base_url=base_url, api_key=api_key, max_retries=3)
-
-    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
-        body = dict(request)
-        body.pop("stream", None)
-        response = self.client.chat.completions.create(**body)
-        return response.model_dump(mode="json", exclude_none=True)
+    @classmethod
+    def from_log(cls, path: Path) -> ReplayUpstream:
+        """Replies recorded in a JSONL file: one assistant message (or full response) per line."""
+        replies = []
+        for line in path.read_text().splitlines():
+            if line.strip():
+                record = json.loads(line)
+                replies.append(record["choices"][0]["message"] if "choices" in record else record)
+        return cls(replies)

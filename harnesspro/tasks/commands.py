@@ -102,9 +102,14 @@ def cmd_split(args: argparse.Namespace, console: Console) -> int:
     settings = {"test_fraction": args.test_fraction, "seed": args.seed}
     if args.coreset_size:
         settings["coreset_size"] = args.coreset_size
-    manifest = build_manifest(
-        args.suite, tasks, splits_dict(splits, bool(args.coreset_size)), settings
+    command = (
+        f"harnesspro tasks split {args.suite} --test-fraction {args.test_fraction} "
+        f"--seed {args.seed}"
+        + (f" --coreset-size {args.coreset_size}" if args.coreset_size else "")
+        + f" --out {args.out}"
     )
+    chosen = splits_dict(splits, bool(args.coreset_size))
+    manifest = build_manifest(args.suite, tasks, chosen, settings, command)
     write_manifest(manifest, args.out)
     sizes = ", ".join(f"{name} {len(ids)}" for name, ids in manifest.splits.items())
     _say(console, f"wrote {args.out}: {sizes}")
@@ -116,7 +121,11 @@ def cmd_coreset(args: argparse.Namespace, console: Console) -> int:
     tasks = _suite_tasks(args.tasks, "--tasks")
     splits = make_splits(tasks, args.test_fraction, args.seed, args.size)
     settings = {"test_fraction": args.test_fraction, "seed": args.seed, "coreset_size": args.size}
-    manifest = build_manifest(args.tasks, tasks, splits_dict(splits, True), settings)
+    command = (
+        f"harnesspro coreset --tasks {args.tasks} --size {args.size} "
+        f"--test-fraction {args.test_fraction} --seed {args.seed} --out {args.out}"
+    )
+    manifest = build_manifest(args.tasks, tasks, splits_dict(splits, True), settings, command)
     write_manifest(manifest, args.out)
     _say(
         console, f"wrote {args.out}: coreset of {len(splits.coreset)}: {', '.join(splits.coreset)}"

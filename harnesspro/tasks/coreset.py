@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics.pairwise import cosine_similarity
 
@@ -19,16 +20,24 @@ JITTER = 1e-6
 EPSILON = 1e-10
 
 
+def tfidf_vectors(texts: Sequence[str]) -> sp.csr_matrix | None:
+    """Sublinear TF-IDF rows, L2-normalised (so dot products are cosines); None when the
+    vocabulary is empty (only stop words or blanks)."""
+    if len(texts) == 0:
+        return None
+    vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english")
+    try:
+        return sp.csr_matrix(vectorizer.fit_transform(list(texts)))
+    except ValueError:
+        return None
+
+
 def similarity_kernel(texts: Sequence[str]) -> npt.NDArray[np.float64]:
     """Return the cosine similarity of sublinear TF-IDF vectors, symmetric with unit diagonal."""
     n = len(texts)
-    if n == 0:
-        return np.zeros((0, 0))
-    vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english")
-    try:
-        tfidf = vectorizer.fit_transform(list(texts))
-    except ValueError:
-        # Empty vocabulary (only stop words or blanks): nothing to compare, treat all as distinct.
+    tfidf = tfidf_vectors(texts)
+    if tfidf is None:
+        # Nothing to compare: treat all as distinct.
         return np.eye(n)
     sim = np.asarray(cosine_similarity(tfidf), dtype=np.float64)
     # Rounding can leave S slightly asymmetric or above 1; TF-IDF is non-negative so [0, 1] holds.
@@ -36,6 +45,15 @@ def similarity_kernel(texts: Sequence[str]) -> npt.NDArray[np.float64]:
     # All-stop-word texts have zero vectors (self-similarity 0); a unit diagonal keeps S PSD.
     np.fill_diagonal(sim, 1.0)
     return sim
+
+
+def _quality(quality: Sequence[float] | None, n: int) -> npt.NDArray[np.float64]:
+    q = np.ones(n) if quality is None else np.asarray(quality, dtype=np.float64)
+    if q.shape != (n,):
+        raise ValueError(f"quality must have length {n}, got shape {q.shape}")
+    if not np.all(np.isfinite(q)) or np.any(q < 0):
+        raise ValueError("quality must be finite and non-negative")
+    return q
 
 
 def dpp_kernel(
@@ -46,11 +64,7 @@ def dpp_kernel(
     if sim.ndim != 2 or sim.shape[0] != sim.shape[1]:
         raise ValueError(f"similarity must be a square matrix, got shape {sim.shape}")
     n = sim.shape[0]
-    q = np.ones(n) if quality is None else np.asarray(quality, dtype=np.float64)
-    if q.shape != (n,):
-        raise ValueError(f"quality must have length {n}, got shape {q.shape}")
-    if not np.all(np.isfinite(q)) or np.any(q < 0):
-        raise ValueError("quality must be finite and non-negative")
+    q = _quality(quality, n)
     kernel = q[:, None] * sim * q[None, :]
     kernel[np.diag_indices(n)] += JITTER
     return kernel
@@ -61,14 +75,22 @@ def greedy_map(L: npt.ArrayLike, k: int) -> list[int]:
     kernel = np.asarray(L, dtype=np.float64)
     if kernel.ndim != 2 or kernel.shape[0] != kernel.shape[1]:
         raise ValueError(f"L must be a square matrix, got shape {kernel.shape}")
+    return greedy_map_rows(np.diag(kernel), lambda j: kernel[j], k)
+
+
+def greedy_map_rows(
+    diagonal: npt.NDArray[np.float64], row: Callable[[int], npt.NDArray[np.float64]], k: int
+) -> list[int]:
+    """`greedy_map` given only L's diagonal and a way to get row j: only the k picked rows are
+    ever needed, so a 10,000-task pool never materialises its 10,000 x 10,000 kernel."""
     if k < 0:
         raise ValueError(f"k must be non-negative, got {k}")
-    n = kernel.shape[0]
+    n = diagonal.shape[0]
     k = min(k, n)
     # Row m of c holds the m-th Cholesky column entries for every item; d2 is each item's
     # marginal gain det(L[S+i]) / det(L[S]), i.e. its squared Cholesky pivot.
     c = np.zeros((k, n))
-    d2 = np.diag(kernel).copy()
+    d2 = np.array(diagonal, dtype=np.float64)
     selected: list[int] = []
     while len(selected) < k:
         # np.argmax returns the first maximum, which gives the lowest-index tie-break.
@@ -76,7 +98,7 @@ def greedy_map(L: npt.ArrayLike, k: int) -> list[int]:
         if not d2[j] >= EPSILON:  # also catches NaN
             break
         m = len(selected)
-        e = (kernel[j] - c[:m, j] @ c[:m]) / np.sqrt(d2[j])
+        e = (row(j) - c[:m, j] @ c[:m]) / np.sqrt(d2[j])
         c[m] = e
         d2 -= e * e
         selected.append(j)
@@ -91,8 +113,19 @@ def select_coreset(
     if k < 0:
         raise ValueError(f"k must be non-negative, got {k}")
     n = len(texts)
-    kernel = dpp_kernel(similarity_kernel(texts), quality)
-    order = greedy_map(kernel, min(k, n))
+    q = _quality(quality, n)
+    vectors = tfidf_vectors(texts)
+
+    def kernel_row(j: int) -> npt.NDArray[np.float64]:
+        # Row j of dpp_kernel(similarity_kernel(texts), quality), computed on demand.
+        sim = np.zeros(n) if vectors is None else (vectors @ vectors[j].T).toarray().ravel()
+        sim = np.clip(sim, 0.0, 1.0)
+        sim[j] = 1.0
+        out = q[j] * sim * q
+        out[j] += JITTER
+        return out
+
+    order = greedy_map_rows(q * q + JITTER, kernel_row, min(k, n))
     if k >= n and len(order) < n:
         # Only reachable through rounding (JITTER keeps every pivot >= EPSILON), but the
         # "k >= n returns everything" contract should not depend on it.

@@ -133,6 +133,8 @@ def parse_dockerfile(text: str) -> Environment | NeedsContainer:
             _apply(state, keyword.upper(), rest.strip())
         except Unsupported as exc:
             return NeedsContainer(str(exc), line)
+        except ValueError as exc:  # unbalanced quotes, bad JSON: Docker would not build it
+            return NeedsContainer(f"cannot read the instruction ({exc})", line)
     if not state.base:
         return NeedsContainer("no FROM instruction")
     return Environment(
@@ -148,7 +150,7 @@ def parse_dockerfile(text: str) -> Environment | NeedsContainer:
 
 def load_environment(dockerfile: Path) -> Environment | NeedsContainer:
     """Interpret a task's Dockerfile file."""
-    return parse_dockerfile(dockerfile.read_text())
+    return parse_dockerfile(dockerfile.read_text(errors="replace"))
 
 
 def _apply(state: _State, keyword: str, rest: str) -> None:

@@ -43,6 +43,7 @@ class Manifest:
     splits: dict[str, tuple[str, ...]]
     hashes: dict[str, TaskHash]
     settings: dict[str, Any] = field(default_factory=dict)
+    command: str = ""  # the command line that writes this manifest again
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -61,13 +62,17 @@ def task_hash(folder: Path) -> TaskHash:
 
 
 def build_manifest(
-    suite: str, tasks: list[Task], splits: dict[str, tuple[str, ...]], settings: dict[str, Any]
+    suite: str,
+    tasks: list[Task],
+    splits: dict[str, tuple[str, ...]],
+    settings: dict[str, Any],
+    command: str = "",
 ) -> Manifest:
     """A manifest of `splits` over `tasks`, hashing each listed task's folder now."""
     by_id = {t.id: t for t in tasks}
     listed = sorted({task_id for ids in splits.values() for task_id in ids})
     hashes = {task_id: task_hash(by_id[task_id].path) for task_id in listed}
-    return Manifest(suite, splits, hashes, settings)
+    return Manifest(suite, splits, hashes, settings, command)
 
 
 def splits_dict(splits: Splits, with_coreset: bool) -> dict[str, tuple[str, ...]]:
@@ -85,6 +90,7 @@ def write_manifest(manifest: Manifest, path: Path) -> None:
         "format": FORMAT,
         "suite": manifest.suite,
         "settings": manifest.settings,
+        "command": manifest.command,
         "splits": {name: list(ids) for name, ids in manifest.splits.items()},
         "tasks": {
             task_id: {"sha256": h.digest, "files": h.files}
@@ -106,7 +112,8 @@ def read_manifest(path: Path) -> Manifest:
             for task_id, entry in data["tasks"].items()
         }
         splits = {name: tuple(ids) for name, ids in data["splits"].items()}
-        return Manifest(str(data["suite"]), splits, hashes, dict(data.get("settings", {})))
+        settings = dict(data.get("settings", {}))
+        return Manifest(str(data["suite"]), splits, hashes, settings, str(data.get("command", "")))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no such manifest; check the path.") from None
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
@@ -115,19 +122,22 @@ def read_manifest(path: Path) -> Manifest:
 
 def verify_manifest(manifest: Manifest, suite_dir: Path, source: str = "manifest") -> None:
     """Raise ManifestError naming the first task whose folder no longer matches its hashes."""
+    rewrite = (
+        f"re-run `{manifest.command}`"
+        if manifest.command
+        else "write a new one with `harnesspro tasks split` or `harnesspro coreset`"
+    )
     for task_id, expected in sorted(manifest.hashes.items()):
         folder = suite_dir / task_id
         if not folder.is_dir():
             raise ManifestError(
-                f"{source}: task '{task_id}' is missing from {suite_dir}; restore it or write "
-                "a new manifest with `harnesspro tasks split`."
+                f"{source}: task '{task_id}' is missing from {suite_dir}; restore it or {rewrite}."
             )
         actual = task_hash(folder)
         if actual.digest != expected.digest:
             raise ManifestError(
                 f"{source}: task '{task_id}' changed since the manifest was written "
-                f"({describe_change(expected, actual)}); restore the task or write a new "
-                "manifest with `harnesspro tasks split`."
+                f"({describe_change(expected, actual)}); restore the task or {rewrite}."
             )
 
 
