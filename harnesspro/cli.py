@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run_dir", type=Path)
     export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
     export.add_argument("--out", required=True, type=Path)
+    held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
+    held_out.add_argument("run_dir", type=Path)
+    held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
     COMMANDS.update(register_task_commands(sub))
     harness = sub.add_parser("harness", help="work with a harness directory")
     harness_sub = harness.add_subparsers(dest="harness_command", required=True)
@@ -134,6 +137,19 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.evaluate import open_run
+    from harnesspro.evolve import finish_run
+
+    if args.attempts is not None and args.attempts < 1:
+        raise ConfigError(f"--attempts {args.attempts}: K must be at least 1.")
+    ctx = open_run(args.run_dir, console)
+    if ctx.config.sandbox.backend == "bubblewrap":
+        Bubblewrap()  # fail before any rollout when the sandbox cannot run
+    finish_run(ctx, args.attempts or ctx.config.evaluation.attempts)
+    return 0
+
+
 def cmd_harness(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.harness.validate import validate_harness
 
@@ -166,6 +182,7 @@ COMMANDS = {
     "report": cmd_report,
     "profiles": cmd_profiles,
     "export": cmd_export,
+    "eval": cmd_eval,
     "harness": cmd_harness,
     "rollout": cmd_rollout,
 }

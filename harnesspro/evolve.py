@@ -1,28 +1,83 @@
 """The epoch loop: evaluate the seed and freeze synthesized tests (epoch 0), then per epoch
-analyse -> plan -> edit -> evaluate -> select. `python -m harnesspro.evolve --config FILE`."""
+analyse -> plan -> edit -> evaluate -> select -> validate, within the run's rollout cap; at the
+end, the held-out test evaluation. `python -m harnesspro.evolve --config FILE`."""
 
 from __future__ import annotations
 
 import sys
 
+from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
-from harnesspro.engine import evaluate
+from harnesspro.engine import Evaluated, Split, evaluate
+from harnesspro.evaluate import run_final
 from harnesspro.improve import check_predictions, improve
+from harnesspro.metrics import scored, search_rollouts
+from harnesspro.reports import agreement, budget
 from harnesspro.reports.epoch import write_epoch_reports
+from harnesspro.reports.final import band_line, final_table, write_final
 from harnesspro.scorer import freeze_tests, score_pending
 from harnesspro.selection import Selected, recorded, select
+from harnesspro.uncertainty import Uncertainty, bootstrap
+from harnesspro.validation import validate, validation_scores
+
+
+def rollout_cap(ctx: RunContext) -> int | None:
+    """Search rollouts that `evaluation.max_rollouts` still allows (None = uncapped)."""
+    cap = ctx.config.evaluation.max_rollouts
+    if cap is None:
+        return None
+    return max(0, cap - len(search_rollouts(ctx.ledger.rollouts())))
+
+
+def note_stop(ctx: RunContext, epoch: int, done: Evaluated, split: Split) -> None:
+    """Record, once, that the cap left candidates out: no later epoch will start."""
+    if done.skipped and not ctx.ledger.meta("stopped"):
+        reason = (
+            f"evaluation.max_rollouts ({ctx.config.evaluation.max_rollouts}) reached in epoch "
+            f"{epoch}: {', '.join(done.skipped)} not evaluated on the {split} split"
+        )
+        ctx.ledger.set_meta("stopped", reason)
+        ctx.console.print(f"  {reason}", markup=False)
+
+
+def stopped(ctx: RunContext, epoch: int) -> bool:
+    """Whether the search must not start `epoch` because the rollout cap was hit or spent."""
+    if not ctx.ledger.meta("stopped") and rollout_cap(ctx) == 0:
+        cap = ctx.config.evaluation.max_rollouts
+        ctx.ledger.set_meta(
+            "stopped", f"evaluation.max_rollouts ({cap}) spent before epoch {epoch}"
+        )
+    return ctx.ledger.meta("stopped") is not None
+
+
+def intervals(ctx: RunContext) -> dict[str, Uncertainty]:
+    """Bootstrap intervals and P(non-dominated) of every candidate's coreset scores."""
+    ev = ctx.config.evaluation
+    frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset)
+    return bootstrap(frame, "pass", ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
 
 
 def close_epoch(ctx: RunContext, epoch: int) -> Selected:
-    """Select, record, report and print the epoch's operating points."""
+    """Select, validate the picks, record, report and print the epoch's operating points."""
     selected = select(ctx, epoch)
-    write_epoch_reports(ctx, selected)
+    note_stop(ctx, epoch, validate(ctx, selected.parents, epoch, rollout_cap(ctx)), "validation")
+    spread = intervals(ctx)
+    ctx.ledger.record_intervals(
+        epoch,
+        [(u.candidate_id, *u.pass_rate_ci, *u.cost_ci, u.p_nondominated) for u in spread.values()],
+    )
+    held = validation_scores(ctx)
+    write_epoch_reports(ctx, selected, spread, held)
+    run_reports(ctx)
     ctx.ledger.finish_epoch(epoch, selected.hypervolume)
     scores = ctx.scores()
     for mode, cid in selected.picks.items():
-        s = scores[cid]
+        s, u, v = scores[cid], spread[cid], held.get(cid)
+        valid = f"; validation {v.pass_rate:.1%} ${v.cost_per_task:.4f}/task" if v else ""
         ctx.console.print(
-            f"  epoch {epoch} {mode:>6}: {cid} pass {s.pass_rate:.1%} ${s.cost_per_task:.4f}/task"
+            f"  epoch {epoch} {mode:>6}: {cid} pass {s.pass_rate:.1%} "
+            f"[{u.pass_rate_ci[0]:.0%}, {u.pass_rate_ci[1]:.0%}] ${s.cost_per_task:.4f}/task, "
+            f"P(non-dominated) {u.p_nondominated:.2f}{valid}"
         )
     return selected
 
@@ -41,20 +96,69 @@ def epoch_zero(ctx: RunContext) -> Selected:
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
     children = improve(ctx, epoch, previous.parents)
-    evaluate(ctx, children, epoch)
+    note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     check_predictions(ctx, epoch)
     return close_epoch(ctx, epoch)
 
 
+def check_cap(ctx: RunContext) -> None:
+    """The rollout cap must at least cover the seed's coreset evaluation."""
+    cap = ctx.config.evaluation.max_rollouts
+    need = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
+    if cap is not None and cap < need:
+        raise ConfigError(
+            f"evaluation.max_rollouts ({cap}) is below the seed's coreset evaluation "
+            f"({need} rollouts); raise it."
+        )
+
+
 def run_evolution(ctx: RunContext) -> Selected:
-    """Run every epoch not finished yet; a finished run does no new rollouts."""
+    """Run every epoch not finished yet, then the held-out evaluation; a finished run does
+    no new rollouts."""
+    check_cap(ctx)
     finished = set(ctx.ledger.finished_epochs()["epoch"])
     selected = recorded(ctx, 0) if 0 in finished else epoch_zero(ctx)
     for epoch in range(1, ctx.config.evolution.epochs + 1):
-        selected = recorded(ctx, epoch) if epoch in finished else run_epoch(ctx, epoch, selected)
+        if epoch in finished:
+            selected = recorded(ctx, epoch)
+        elif stopped(ctx, epoch):
+            break
+        else:
+            selected = run_epoch(ctx, epoch, selected)
     ctx.ledger.set_meta("status", "complete")
+    finish_run(ctx)
     return selected
+
+
+def run_reports(ctx: RunContext) -> list[str]:
+    """Write reports/agreement.json and reports/budget.json; return them as printable lines."""
+    rollouts = ctx.ledger.rollouts()
+    by_split = agreement.agreement_by_split(rollouts)
+    agreement.write_agreement(ctx.run.reports(), by_split)
+    spend = budget.budget_report(
+        rollouts, ctx.config.evaluation.max_rollouts, ctx.ledger.meta("stopped")
+    )
+    budget.write_budget(spend, ctx.run.reports())
+    lines = [agreement.describe(name, a) for name, a in by_split.items()]
+    return lines + budget.describe(spend)
+
+
+def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
+    """The held-out evaluation (K = `attempts`, else the config's; skipped when the config
+    says `evaluation.final: false` and no K is given), then the run's reports, printed."""
+    ev = ctx.config.evaluation
+    if attempts is not None or ev.final:
+        if ctx.splits.test:
+            ctx.console.rule("held-out evaluation (test split, official tests)")
+            report = run_final(ctx, attempts or ev.attempts)
+            write_final(report, ctx.run.reports())
+            ctx.console.print(final_table(report))
+            ctx.console.print(band_line(report))
+        else:
+            ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
+    for line in run_reports(ctx):
+        ctx.console.print(line, markup=False)
 
 
 def main(argv: list[str] | None = None) -> int:

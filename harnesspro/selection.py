@@ -2,10 +2,52 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harnesspro import pareto
 from harnesspro.context import SEED_ID, RunContext
+
+
+class SeedUnscored(RuntimeError):
+    """The seed has no scored coreset rollout, so there is no PR(H0) to filter against."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The filter's survivors and each mode's operating point, as candidate ids."""
+
+    survivors: tuple[str, ...]
+    picks: dict[str, str]  # mode -> candidate id
+    j: dict[str, float]  # mode -> J_m of its pick, normalised over the survivors
+
+
+def choose(
+    points: Mapping[str, tuple[float, float]],
+    seed_id: str,
+    modes: Mapping[str, tuple[float, float]],
+    max_distinct: int,
+) -> Choice:
+    """Filter (below the seed's pass rate, Pareto-dominated), then minimise J_m per mode.
+
+    `points` maps candidate id -> (pass rate, cost per task) and must hold the seed: the seed
+    is always compared. It is never below its own pass rate, so the survivors are never
+    empty. When every other candidate is below the seed (or dominated by it) the seed is the
+    only survivor and every mode picks it: the next epoch starts again from H0 rather than
+    from a candidate that lost to it. Survivors with identical points all survive (neither
+    dominates the other); with equal costs only the best pass rate survives.
+    """
+    if seed_id not in points:
+        raise SeedUnscored(f"the seed {seed_id} has no scored rollout to compare against")
+    ids = sorted(points)
+    pr = [points[i][0] for i in ids]
+    cost = [points[i][1] for i in ids]
+    kept = [ids[i] for i in pareto.survivors(pr, cost, points[seed_id][0])]
+    kept_pr = [points[i][0] for i in kept]
+    kept_cost = [points[i][1] for i in kept]
+    local = pareto.select_modes(kept_pr, kept_cost, modes, max_distinct)
+    j = {m: float(pareto.objective_j(kept_pr, kept_cost, *modes[m])[i]) for m, i in local.items()}
+    return Choice(tuple(kept), {m: kept[i] for m, i in local.items()}, j)
 
 
 @dataclass(frozen=True)
@@ -22,24 +64,25 @@ class Selected:
 
 
 def select(ctx: RunContext, epoch: int) -> Selected:
-    """Filter (below the seed's pass rate, Pareto-dominated), then minimise J_m per mode."""
+    """Choose the epoch's operating points over the coreset scores and record them."""
     scores = ctx.scores()
-    ids = sorted(scores)
-    pr = [scores[i].pass_rate for i in ids]
-    cost = [scores[i].cost_per_task for i in ids]
-    kept = [ids[i] for i in pareto.survivors(pr, cost, scores[SEED_ID].pass_rate)]
-    kept_pr = [scores[i].pass_rate for i in kept]
-    kept_cost = [scores[i].cost_per_task for i in kept]
+    if SEED_ID not in scores:
+        raise SeedUnscored(
+            f"{ctx.run.root}: every coreset rollout of the seed failed to run; see the "
+            "`reason` column of its rollouts in ledger.sqlite."
+        )
+    points = {cid: (s.pass_rate, s.cost_per_task) for cid, s in scores.items()}
     modes = {m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()}
-    local = pareto.select_modes(kept_pr, kept_cost, modes, ctx.config.evolution.max_survivors)
-    rows = []
-    for mode, index in local.items():
-        j = pareto.objective_j(kept_pr, kept_cost, *modes[mode])[index]
-        rows.append((mode, kept[index], kept_pr[index], kept_cost[index], float(j)))
+    choice = choose(points, SEED_ID, modes, ctx.config.evolution.max_survivors)
+    rows = [
+        (mode, cid, points[cid][0], points[cid][1], choice.j[mode])
+        for mode, cid in choice.picks.items()
+    ]
     ctx.ledger.record_selection(epoch, rows)
+    pr, cost = [p for p, _ in points.values()], [c for _, c in points.values()]
     # Reference point: nothing passes, at twice the dearest cost seen.
     hv = pareto.hypervolume(pr, cost, ref_cost=2 * max(cost))
-    return Selected(epoch, {mode: kept[i] for mode, i in local.items()}, set(kept), hv)
+    return Selected(epoch, choice.picks, set(choice.survivors), hv)
 
 
 def recorded(ctx: RunContext, epoch: int) -> Selected:

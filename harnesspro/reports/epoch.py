@@ -1,25 +1,37 @@
-"""Per-epoch reports: Pareto-front figure, cost report, plans; rebuilt from the ledger."""
+"""Per-epoch reports: Pareto-front figure, front with intervals and validation aggregates,
+cost report, plans; rebuilt from the ledger."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from harnesspro.metrics import cost_table
+from harnesspro.metrics import cost_table, search_rollouts
 from harnesspro.reports.pareto_plot import draw_front, front_frame
 
 if TYPE_CHECKING:
     from harnesspro.context import RunContext
+    from harnesspro.records import Score
     from harnesspro.selection import Selected
+    from harnesspro.uncertainty import Uncertainty
 
 
-def write_epoch_reports(ctx: RunContext, selected: Selected) -> None:
+def write_epoch_reports(
+    ctx: RunContext,
+    selected: Selected,
+    intervals: Mapping[str, Uncertainty] | None = None,
+    validation: Mapping[str, Score] | None = None,
+) -> None:
     """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv}."""
     folder = ctx.run.reports(selected.epoch)
     folder.mkdir(parents=True, exist_ok=True)
-    frame = front_frame(ctx.scores(), ctx.candidates(), selected.survivors, selected.picks)
-    draw_front(frame, f"Pareto front after epoch {selected.epoch}", folder / "pareto.html")
+    frame = front_frame(
+        ctx.scores(), ctx.candidates(), selected.survivors, selected.picks, intervals, validation
+    )
+    level = ctx.config.evaluation.confidence
+    draw_front(frame, f"Pareto front after epoch {selected.epoch}", folder / "pareto.html", level)
     frame.to_csv(folder / "front.csv", index=False)
-    rollouts = ctx.ledger.rollouts()
+    rollouts = search_rollouts(ctx.ledger.rollouts())
     epoch_rollouts = rollouts[rollouts["epoch"] == selected.epoch]
     cost_table(epoch_rollouts).to_csv(folder / "costs.csv", index=False)
     plans = ctx.ledger.plans()

@@ -1,0 +1,128 @@
+"""A programmable OpenAI-compatible HTTP server on loopback: fault injection in tests and
+the upstream of the gateway benchmark (scripts/bench_gateway.py)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+OK = {
+    "id": "chatcmpl-fake",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "fake-model",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+    ],
+    "usage": {
+        "prompt_tokens": 1200,
+        "completion_tokens": 30,
+        "total_tokens": 1230,
+        "prompt_tokens_details": {"cached_tokens": 1024},
+    },
+}
+
+
+class FakeProvider:
+    """Answers each request with the next scripted behaviour, then with OK.
+
+    Behaviours: ("ok",), ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
+    ("stream",) - a streamed answer whose last chunk carries usage.
+    """
+
+    def __init__(self, behaviours: list[tuple[Any, ...]]) -> None:
+        self.behaviours = list(behaviours)
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out in two writes: without this, Nagle's algorithm
+                # and delayed ACKs add ~40 ms to every keep-alive response.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                provider.requests.append(body)
+                provider.headers.append({k.lower(): v for k, v in self.headers.items()})
+                kind = provider.behaviours.pop(0) if provider.behaviours else ("ok",)
+                getattr(self, f"_{kind[0]}")(*kind[1:])
+
+            def _send(
+                self, status: int, data: bytes, headers: dict[str, str] | None = None
+            ) -> None:
+                self.send_response(status)
+                for key, value in {"Content-Type": "application/json", **(headers or {})}.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _ok(self) -> None:
+                self._send(200, json.dumps(OK).encode())
+
+            def _status(self, code: int, retry_after: float | None) -> None:
+                headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
+                error = {"error": {"message": f"fake {code}", "type": "fake"}}
+                self._send(code, json.dumps(error).encode(), headers)
+
+            def _malformed(self) -> None:
+                self._send(200, b'{"choices": [')
+
+            def _hang(self, seconds: float) -> None:
+                time.sleep(seconds)
+
+            def _stream(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                base = {
+                    "id": "c",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "fake-model",
+                }
+                for piece in ("hel", "lo"):
+                    delta = {
+                        "choices": [
+                            {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                        ]
+                    }
+                    self.wfile.write(f"data: {json.dumps({**base, **delta})}\n\n".encode())
+                    self.wfile.flush()
+                final = {**base, "choices": [], "usage": OK["usage"]}
+                self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
+                self.close_connection = True
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+
+@contextmanager
+def fake_provider(behaviours: list[tuple[Any, ...]]) -> Iterator[FakeProvider]:
+    provider = FakeProvider(behaviours)
+    thread = threading.Thread(target=provider.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield provider
+    finally:
+        provider.server.shutdown()
+        provider.server.server_close()

@@ -1,0 +1,74 @@
+"""The run's budget vector: what the search spent against each cap, and the held-out
+evaluation's spend apart (it runs after the search, outside the search's caps)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from harnesspro.metrics import on_split, search_rollouts
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One component of the budget vector."""
+
+    name: str
+    cap: float | None  # None = uncapped
+    spent: float
+
+
+@dataclass(frozen=True)
+class BudgetReport:
+    search: tuple[Spend, ...]
+    final_rollouts: int
+    final_dollars: float
+    stopped: str | None
+    """Why the search stopped before its last epoch, or None when it ran them all."""
+
+
+def budget_report(
+    rollouts: pd.DataFrame, max_rollouts: int | None, stopped: str | None
+) -> BudgetReport:
+    """Spend from the ledger's rollouts; every recorded rollout counts, infra faults too."""
+    search, final = search_rollouts(rollouts), on_split(rollouts, "test")
+    return BudgetReport(
+        search=(
+            Spend("rollouts", max_rollouts, float(len(search))),
+            Spend("target_dollars", None, float(search["cost"].sum())),
+        ),
+        final_rollouts=len(final),
+        final_dollars=float(final["cost"].sum()),
+        stopped=stopped,
+    )
+
+
+def write_budget(report: BudgetReport, folder: Path) -> Path:
+    """reports/budget.json."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "budget.json"
+    path.write_text(json.dumps(asdict(report), indent=2) + "\n")
+    return path
+
+
+def describe(report: BudgetReport) -> list[str]:
+    """Printable lines: each cap with its spend, then the held-out evaluation's spend."""
+
+    def amount(name: str, value: float) -> str:
+        return f"${value:.4f}" if name.endswith("dollars") else f"{value:,.0f}"
+
+    lines = [
+        f"budget {s.name}: spent {amount(s.name, s.spent)} of "
+        f"{'no cap' if s.cap is None else amount(s.name, s.cap)}"
+        for s in report.search
+    ]
+    lines.append(
+        f"held-out evaluation (outside the search caps): {report.final_rollouts:,} rollouts, "
+        f"${report.final_dollars:.4f}"
+    )
+    if report.stopped:
+        lines.append(f"search stopped early: {report.stopped}")
+    return lines

