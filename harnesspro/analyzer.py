@@ -1,7 +1,9 @@
 """Trajectory analyzer (catalog mode): reads a task's G rollouts together and diagnoses.
 
 A problem seen in all G rollouts is a property of the harness; one seen once may be noise, so
-each diagnosis carries how many of the G rollouts show it.
+each diagnosis carries how many of the G rollouts show it. `task_stats` gives the numbers
+behind the diagnoses (what the llm analyzer reads) and `clusters` the problems that recur in
+failed rollouts across tasks.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from harnesspro.records import Diagnosis
 
 LONG_OUTPUT_CHARS = 1500
 READ_ONLY = ("ls", "cat", "head", "tail", "wc")
+LOW_CACHE_SHARE = 0.3  # below this share of cached input tokens the prompt prefix churns
+CHARS_PER_TOKEN = 4
+Event = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -28,46 +33,95 @@ class Trace:
     trajectory: str
     output_tokens: int
     n_calls: int
+    uncached_input: int = 0
+    cached_input: int = 0
+    status: str = "ok"
+
+    @property
+    def cached_share(self) -> float | None:
+        """Share of input tokens the provider served from its prefix cache."""
+        total = self.uncached_input + self.cached_input
+        return self.cached_input / total if total else None
 
 
-def _events(trace: Trace) -> list[dict[str, object]]:
-    return [json.loads(line) for line in trace.trajectory.splitlines() if line.strip()]
+def events_of(trace: Trace) -> list[Event]:
+    events = []
+    for line in trace.trajectory.splitlines():
+        try:
+            event = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue  # a harness may write a torn last line when it is killed
+        if isinstance(event, dict) and "type" in event:
+            events.append(event)
+    return events
 
 
-def _commands(events: list[dict[str, object]]) -> list[str]:
-    return [str(e.get("command")) for e in events if e["type"] == "tool_call"]
+def _of(events: list[Event], kind: str) -> list[Event]:
+    return [e for e in events if e["type"] == kind]
 
 
-def _first(events: list[dict[str, object]], test: Callable[[dict[str, object]], bool]) -> str:
+def _commands(events: list[Event]) -> list[str]:
+    return [str(e.get("command")) for e in _of(events, "tool_call")]
+
+
+def _chars(event: Event) -> int:
+    try:
+        return int(str(event.get("chars", 0)))
+    except ValueError:
+        return 0
+
+
+def _first(events: list[Event], test: Callable[[Event], bool]) -> str:
     hit = next((e for e in events if test(e)), None)
     return (
         ""
         if hit is None
-        else f"step {hit['step']}: {str(hit.get('output') or hit.get('command'))[:80]!r}"
+        else f"step {hit.get('step')}: {str(hit.get('output') or hit.get('command'))[:80]!r}"
     )
+
+
+def no_action_steps(events: list[Event]) -> list[object]:
+    """Steps whose model call neither ran a tool nor submitted (unparsed, refused, empty)."""
+    acted = {e.get("step") for e in events if e["type"] in ("tool_call", "submit")}
+    return [e.get("step") for e in _of(events, "model_call") if e.get("step") not in acted]
+
+
+def budget_hits(trace: Trace, events: list[Event]) -> int:
+    """Blocked tool calls, plus one when the rollout ended on a budget or without submitting."""
+    blocked = sum("Tool call blocked" in str(e.get("output")) for e in _of(events, "tool_result"))
+    unfinished = trace.status == "budget_exhausted" or (
+        trace.status == "ok" and bool(events) and not _of(events, "submit")
+    )
+    return blocked + int(unfinished)
+
+
+def empty_submissions(events: list[Event]) -> int:
+    """Submissions refused as empty, or accepted before any tool call ran."""
+    refused = [e for e in _of(events, "hook") if e.get("name") == "empty_submission_guard"]
+    submits = _of(events, "submit")
+    idle = bool(submits) and not _of(events, "tool_call")
+    return len(refused) + int(idle)
 
 
 # kind -> (does this rollout show it?, evidence excerpt)
 def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
-    events = _events(trace)
+    events = events_of(trace)
     commands = _commands(events)
-    results = [e for e in events if e["type"] == "tool_result"]
+    results = _of(events, "tool_result")
     repeated = [c for c, n in Counter(commands).items() if n > 1]
     reads = [c for c in commands if c.split(" ", 1)[0] in READ_ONLY]
-    words = [len(str(e.get("content") or "").split()) for e in events if e["type"] == "model_call"]
+    words = [len(str(e.get("content") or "").split()) for e in _of(events, "model_call")]
     errors = [e for e in results if "command not found" in str(e.get("output"))]
     unparsed = [e for e in results if str(e.get("output")).startswith("error: arguments")]
     timeouts = [e for e in results if "timed out after" in str(e.get("output"))]
+    idle, budget = no_action_steps(events), budget_hits(trace, events)
+    empty = empty_submissions(events)
+    share = trace.cached_share
     return {
         "task_failures": (not trace.passed, "" if trace.passed else "frozen test failed"),
         "long_tool_output": (
-            any(int(str(e.get("chars", 0))) > LONG_OUTPUT_CHARS for e in results),
-            _first(
-                events,
-                lambda e: (
-                    e["type"] == "tool_result" and int(str(e.get("chars", 0))) > LONG_OUTPUT_CHARS
-                ),
-            ),
+            any(_chars(e) > LONG_OUTPUT_CHARS for e in results),
+            _first(events, lambda e: e["type"] == "tool_result" and _chars(e) > LONG_OUTPUT_CHARS),
         ),
         "repeated_commands": (bool(repeated), f"repeated: {repeated[:2]}"),
         "exploration": (len(reads) >= 2, f"read-only commands: {reads[:3]}"),
@@ -79,16 +133,31 @@ def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
         ),
         "unparseable_replies": (bool(unparsed), _first(events, lambda e: e in unparsed)),
         "timeouts": (bool(timeouts), _first(events, lambda e: e in timeouts)),
+        "no_action_turns": (bool(idle), f"steps without an action: {idle[:4]}"),
+        "budget_hits": (budget > 0, f"{budget} budget hits, status {trace.status}"),
+        "empty_submissions": (empty > 0, f"{empty} empty submissions"),
+        "low_cache_share": (
+            share is not None and trace.n_calls >= 3 and share < LOW_CACHE_SHARE,
+            f"cached share {share or 0:.0%} over {trace.n_calls} calls",
+        ),
+        "rollout_errors": (
+            trace.status in ("timeout", "harness_error"),
+            f"rollout ended {trace.status}",
+        ),
     }
+
+
+def _groups(traces: Sequence[Trace]) -> dict[tuple[str, str], list[Trace]]:
+    groups: dict[tuple[str, str], list[Trace]] = {}
+    for trace in traces:
+        groups.setdefault((trace.candidate_id, trace.task_id), []).append(trace)
+    return dict(sorted(groups.items()))
 
 
 def analyze(traces: Sequence[Trace]) -> list[Diagnosis]:
     """Diagnoses per (candidate, task) over the G rollouts of each."""
-    groups: dict[tuple[str, str], list[Trace]] = {}
-    for trace in traces:
-        groups.setdefault((trace.candidate_id, trace.task_id), []).append(trace)
     diagnoses = []
-    for (candidate_id, task_id), group in sorted(groups.items()):
+    for (candidate_id, task_id), group in _groups(traces).items():
         shown: dict[str, list[str]] = {}
         for trace in group:
             for kind, (present, evidence) in _features(trace).items():
@@ -120,3 +189,120 @@ def prevalence(
         if d.candidate_id == candidate_id:
             shown[d.kind] += d.count
     return {kind: count / n_rollouts for kind, count in shown.items()} if n_rollouts else {}
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A problem kind shown by failed rollouts of one candidate on several tasks."""
+
+    candidate_id: str
+    kind: str
+    tasks: tuple[str, ...]
+    failed_rollouts: int
+
+
+def clusters(traces: Sequence[Trace], min_tasks: int = 2) -> list[Cluster]:
+    """Kinds (other than the failure itself) seen in failed rollouts on >= `min_tasks` tasks."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for trace in traces:
+        if trace.passed:
+            continue
+        for kind, (present, _) in _features(trace).items():
+            if present and kind != "task_failures":
+                seen.setdefault((trace.candidate_id, kind), []).append(trace.task_id)
+    return [
+        Cluster(cid, kind, tuple(sorted(set(tasks))), len(tasks))
+        for (cid, kind), tasks in sorted(seen.items())
+        if len(set(tasks)) >= min_tasks
+    ]
+
+
+def token_parts(trace: Trace, events: list[Event]) -> dict[str, float]:
+    """Input tokens by part of the prompt, estimated: each call re-sends the earlier replies
+    and tool results; what the measured input leaves over is the fixed prefix (system prompt,
+    task, tool schema)."""
+    replies: dict[object, int] = Counter()
+    for e in events:
+        if e["type"] == "model_call":
+            replies[e.get("step")] += len(str(e.get("content") or ""))
+        elif e["type"] == "tool_call":
+            replies[e.get("step")] += len(str(e.get("command") or ""))
+    results: dict[object, int] = Counter()
+    for e in _of(events, "tool_result"):
+        results[e.get("step")] += _chars(e)
+    calls = [e.get("step") for e in _of(events, "model_call")]
+    history_replies = history_results = 0.0
+    for k in range(len(calls)):
+        history_replies += sum(replies[s] for s in calls[:k])
+        history_results += sum(results[s] for s in calls[:k])
+    measured = trace.uncached_input + trace.cached_input
+    replies_t, results_t = history_replies / CHARS_PER_TOKEN, history_results / CHARS_PER_TOKEN
+    return {
+        "prefix": max(0.0, measured - replies_t - results_t),
+        "replies": replies_t,
+        "tool_results": results_t,
+    }
+
+
+@dataclass(frozen=True)
+class TaskStats:
+    """Means over a candidate's G rollouts of one task (what the llm analyzer reads)."""
+
+    candidate_id: str
+    task_id: str
+    rollouts: int
+    passed: int
+    tool_calls: float
+    repeated_commands: float
+    long_outputs: float
+    no_action_turns: float
+    budget_hits: float
+    timeouts: float
+    empty_submissions: float
+    cached_share: float | None
+    output_tokens: float
+    input_tokens_by_part: dict[str, float]
+    statuses: tuple[str, ...]
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 2) if values else 0.0
+
+
+def task_stats(traces: Sequence[Trace]) -> list[TaskStats]:
+    """Per (candidate, task): the numbers behind the diagnoses."""
+    stats = []
+    for (candidate_id, task_id), group in _groups(traces).items():
+        per = [(t, events_of(t)) for t in group]
+        commands = [_commands(ev) for _, ev in per]
+        shares = [s for t, _ in per if (s := t.cached_share) is not None]
+        parts = [token_parts(t, ev) for t, ev in per]
+        stats.append(
+            TaskStats(
+                candidate_id=candidate_id,
+                task_id=task_id,
+                rollouts=len(group),
+                passed=sum(t.passed for t in group),
+                tool_calls=_mean([len(c) for c in commands]),
+                repeated_commands=_mean(
+                    [sum(n - 1 for n in Counter(c).values() if n > 1) for c in commands]
+                ),
+                long_outputs=_mean(
+                    [
+                        sum(_chars(e) > LONG_OUTPUT_CHARS for e in _of(ev, "tool_result"))
+                        for _, ev in per
+                    ]
+                ),  # fmt: skip
+                no_action_turns=_mean([len(no_action_steps(ev)) for _, ev in per]),
+                budget_hits=_mean([budget_hits(t, ev) for t, ev in per]),
+                timeouts=_mean(
+                    [sum("timed out after" in str(e.get("output")) for e in ev) for _, ev in per]
+                ),
+                empty_submissions=_mean([empty_submissions(ev) for _, ev in per]),
+                cached_share=round(sum(shares) / len(shares), 3) if shares else None,
+                output_tokens=_mean([t.output_tokens for t in group]),
+                input_tokens_by_part={k: _mean([p[k] for p in parts]) for k in parts[0]},
+                statuses=tuple(sorted({t.status for t in group})),
+            )
+        )
+    return stats

@@ -63,6 +63,31 @@ class CoresetConfig(_Strict):
     """Number of training tasks the DPP picks from the train pool."""
 
 
+class ImproverConfig(_Strict):
+    """The model behind the `llm` improver (analyzer, planner, editor), metered in the search
+    account, never in the harness's cost."""
+
+    name: str = "scripted"
+    """Model name the improver roles ask for."""
+    upstream: Literal["scripted", "openai", "replay"] = "scripted"
+    """scripted = an offline stand-in that answers from the catalog; openai = an
+    OpenAI-compatible API; replay = recorded replies from `replay_log`, in order."""
+    base_url: str | None = None
+    """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
+    api_key_env: str | None = None
+    """Environment variable holding the provider key; read only by the search gateway."""
+    replay_log: Path | None = None
+    """JSONL of recorded assistant messages (upstream: replay)."""
+    max_edit_steps: int = Field(12, ge=1)
+    """Model calls the editing agent may make per attempt."""
+    edit_timeout_s: float = Field(600.0, gt=0)
+    """Wall-clock limit of one editing attempt in the sandbox."""
+    allow_unpriced: bool = False
+    """Use an improver model with no known price; its cost is then reported as unknown."""
+    request: dict[str, Any] = Field(default_factory=dict)
+    """Extra request parameters for every improver call, e.g. {temperature: 0}."""
+
+
 class EvolutionConfig(_Strict):
     epochs: int = Field(3, ge=0)
     """Rounds of analyse -> plan -> edit -> evaluate -> select after the seed's evaluation."""
@@ -70,8 +95,11 @@ class EvolutionConfig(_Strict):
     """G: rollouts of every candidate on every coreset task."""
     max_survivors: int = Field(3, ge=1)
     """At most this many distinct candidates are selected per epoch."""
-    improver: Literal["catalog"] = "catalog"
-    """How analyzer, planner and editor work (catalog = offline mechanism catalog)."""
+    improver: Literal["catalog", "llm"] = "catalog"
+    """How analyzer, planner and editor work (catalog = offline mechanism catalog; llm = the
+    `improver_model`, falling back to the catalog with a recorded reason)."""
+    improver_model: ImproverConfig = ImproverConfig()
+    """The model of the `llm` improver."""
 
 
 class Mode(_Strict):

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from harnesspro.records import Candidate, Diagnosis, Plan, RolloutResult, RolloutSpec
+from harnesspro.records import Candidate, Diagnosis, ModelCall, Plan, RolloutResult, RolloutSpec
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -37,6 +37,10 @@ CREATE TABLE IF NOT EXISTS plans (
 CREATE TABLE IF NOT EXISTS intervals (
   epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
   p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
+CREATE TABLE IF NOT EXISTS search_calls (
+  epoch INTEGER, role TEXT, attempt INTEGER, model TEXT, status INTEGER, retries INTEGER,
+  uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER, output INTEGER,
+  reasoning INTEGER, cost REAL, latency_s REAL, note TEXT, created REAL);
 """
 
 # Columns added after a table was first released: (table, column, type), added on open.
@@ -216,3 +220,27 @@ class Ledger:
 
     def intervals(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM intervals ORDER BY epoch, candidate_id", self.db)
+
+    # -- the search-cost account (improver calls, metered apart from the harness's cost) --
+    def record_search_call(
+        self, epoch: int, role: str, attempt: int, call: ModelCall, note: str = ""
+    ) -> int:
+        """One improver call; returns its row id (for `note_search_call`)."""
+        u = call.usage
+        row = (
+            epoch, role, attempt, call.model, call.status, call.retries, u.uncached_input,
+            u.cached_input, u.cache_write, u.output, u.reasoning, call.cost, call.latency_s,
+            note, time.time(),
+        )  # fmt: skip
+        with self.db:
+            cursor = self.db.execute(
+                f"INSERT INTO search_calls VALUES ({', '.join('?' * len(row))})", row
+            )
+        return int(cursor.lastrowid or 0)
+
+    def note_search_call(self, rowid: int, note: str) -> None:
+        """Say what became of an improver call's answer (invalid, used, fell back)."""
+        self._write("UPDATE search_calls SET note = ? WHERE rowid = ?", [(note, rowid)])
+
+    def search_calls(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM search_calls ORDER BY created", self.db)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harnesspro.config import ModelConfig, Price
 from harnesspro.gateway.budget import RolloutBudget
@@ -20,6 +23,7 @@ from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
+from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
@@ -79,18 +83,54 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return files
 
 
-def harness_command(harness_dir: Path) -> list[str]:
-    """The manifest's command with `{python}` resolved to this interpreter."""
+# A registry requirement such as `name==1.2` or `name[extra]>=1,<2`: no options, URLs or paths.
+REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[\w,.-]+\])? *([<>=!~][\w.*+!<>=~, ]*)?")
+
+
+def requirements_problem(requirements: object) -> str:
+    """'' when `requirements` is a list of registry requirement strings, else the reason."""
+    if not isinstance(requirements, list):
+        return "harness.toml: [harness] requirements must be a list of strings"
+    for req in requirements:
+        if not isinstance(req, str) or not REQUIREMENT.fullmatch(req):
+            return f"harness.toml: [harness] requirements: {req!r} is not a registry requirement"
+    return ""
+
+
+def _harness_section(harness_dir: Path) -> dict[str, Any]:
     try:
-        manifest = tomllib.loads((harness_dir / "harness.toml").read_text())
-        command = manifest["harness"]["command"]
+        section = tomllib.loads((harness_dir / "harness.toml").read_text())["harness"]
+        section["command"]
     except FileNotFoundError:
         raise HarnessError("harness.toml is missing") from None
     except (tomllib.TOMLDecodeError, KeyError, TypeError):
         raise HarnessError("harness.toml has no [harness] command") from None
+    return dict(section)
+
+
+def harness_toolenv(harness_dir: Path) -> ToolEnv | None:
+    """The manifest's `requirements` in a cached tool environment, built here (in the Ray
+    worker or driver, before the sandbox starts) when missing; None without requirements."""
+    requirements = _harness_section(harness_dir).get("requirements", [])
+    problem = requirements_problem(requirements)
+    if problem:
+        raise HarnessError(problem)
+    if not requirements:
+        return None
+    try:
+        return ensure_toolenv(requirements)
+    except (ToolEnvError, OSError, subprocess.SubprocessError) as exc:
+        raise HarnessError(f"harness requirements: {exc}") from None
+
+
+def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[str]:
+    """The manifest's command with `{python}` resolved to the tool environment's interpreter
+    when the harness has requirements, else to this interpreter."""
+    command = _harness_section(harness_dir)["command"]
     if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
         raise HarnessError("harness.toml: [harness] command must be a non-empty list of strings")
-    return [part.replace("{python}", sys.executable) for part in command]
+    python = str(toolenv.bin / "python") if toolenv else sys.executable
+    return [part.replace("{python}", python) for part in command]
 
 
 def make_upstream(inputs: RolloutInputs) -> Upstream:
@@ -116,6 +156,8 @@ def _harness_mounts(inputs: RolloutInputs, tmp: Path, gateway_dir: Path) -> list
 
 def _run_harness(inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path) -> SandboxResult:
     mounts = _harness_mounts(inputs, tmp, gw)
+    toolenv = harness_toolenv(tmp / "harness")  # read-only at its own path
+    mounts += toolenv.mounts() if toolenv else []
     at = sandbox.visible_path
     env = {
         "HARNESSPRO_TASK": at(mounts, "/harnesspro/task/task.json"),
@@ -128,7 +170,7 @@ def _run_harness(inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path) -
     port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
     forward = [sys.executable, at(mounts, "/opt/harnesspro/forwarder.py")]
     argv = [*forward, at(mounts, "/run/harnesspro/gw.sock"), str(port), "--"]
-    argv += harness_command(tmp / "harness")
+    argv += harness_command(tmp / "harness", toolenv)
     return sandbox.run(argv, mounts, env, inputs.task_json["workdir"], inputs.timeout_s)
 
 

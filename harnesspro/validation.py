@@ -28,21 +28,30 @@ def validation_ids(ctx: RunContext) -> tuple[str, ...]:
     return tuple(sorted(sorted(ids, key=rank)[:limit]))
 
 
-def attempts(ctx: RunContext) -> int:
-    """Rollouts per validation task: `evaluation.validation_rollouts`, else G."""
+def attempts(ctx: RunContext, candidate_id: str) -> int:
+    """Rollouts per validation task: `evaluation.validation_rollouts` (else G); the seed gets
+    at least G, because its rollouts are the votes its frozen tests are written from."""
+    g = ctx.config.evolution.rollouts_per_task
     n = ctx.config.evaluation.validation_rollouts
-    return ctx.config.evolution.rollouts_per_task if n is None else n
+    n = g if n is None else n
+    return max(n, g) if candidate_id == SEED_ID and n > 0 else n
 
 
 def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -> Evaluated:
-    """Roll out `parents` on the validation tasks and grade them by frozen tests."""
+    """Roll out `parents` on the validation tasks and grade them by frozen tests; the seed
+    first, then the others, all within `cap` (whole candidates only)."""
     tasks = validation_ids(ctx)
-    if not tasks or attempts(ctx) == 0:
-        return Evaluated(0)
     candidates = ctx.candidates()
-    done = evaluate(
-        ctx, [candidates[p] for p in parents], epoch, "validation", tasks, range(attempts(ctx)), cap
-    )
+    ran = 0
+    skipped: list[str] = []
+    for cid in sorted(parents, key=lambda c: c != SEED_ID):
+        if skipped:  # the cap stops scheduling: nothing after a candidate that did not fit
+            skipped.append(cid)
+            continue
+        left = None if cap is None else cap - ran
+        tries = range(attempts(ctx, cid))
+        done = evaluate(ctx, [candidates[cid]], epoch, "validation", tasks, tries, left)
+        ran, skipped = ran + done.ran, skipped + list(done.skipped)
     rows = on_split(ctx.ledger.rollouts(), "validation")
     seeded = set(rows[rows["candidate_id"] == SEED_ID]["task_id"])
     # scorer.freeze_tests writes one test per task of ctx.splits.coreset from the seed's
@@ -50,7 +59,7 @@ def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -
     # tasks already frozen, so later epochs add nothing).
     freeze_tests(replace(ctx, splits=replace(ctx.splits, coreset=tuple(sorted(seeded)))))
     score_pending(ctx)
-    return done
+    return Evaluated(ran, tuple(skipped))
 
 
 def validation_scores(ctx: RunContext) -> dict[str, Score]:

@@ -243,9 +243,10 @@ def test_eval_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 @pytest.mark.slow
 def test_rollout_cap_stops_the_search_gracefully(tmp_path: Path, ray_session: None) -> None:
-    # Seed: 3 coreset tasks x G 2 = 6, plus 2 validation rollouts; a child needs 6 more.
-    # A cap of 15 fits one child of epoch 1, none of the others, and no epoch 2.
-    evaluation = {**EVALUATION, "final": False, "max_rollouts": 15}
+    # Seed: 3 coreset tasks x G 2 = 6, plus 2 validation tasks x G 2 (the seed gets G there:
+    # its rollouts write the validation tests) = 10; a child needs 6 more. A cap of 16 fits
+    # one child of epoch 1, none of the others, no validation of the picks and no epoch 2.
+    evaluation = {**EVALUATION, "final": False, "max_rollouts": 16}
     config = tiny_config(
         tmp_path, evaluation=evaluation, evolution={"epochs": 2, "rollouts_per_task": 2}
     )
@@ -256,8 +257,8 @@ def test_rollout_cap_stops_the_search_gracefully(tmp_path: Path, ray_session: No
     )
     assert [n for _, n in per_candidate] == [6, 6]  # whole candidates only
     spent = json.loads((run_dir / "reports" / "budget.json").read_text())
-    assert spent["search"][0]["spent"] <= 15 and spent["search"][0]["cap"] == 15
-    assert "max_rollouts (15) reached in epoch 1" in spent["stopped"]
+    assert spent["search"][0] == {"name": "rollouts", "cap": 16, "spent": 16}
+    assert "max_rollouts (16) reached in epoch 1" in spent["stopped"]
     assert [e for (e,) in rows(run_dir, "SELECT epoch FROM epochs")] == [0, 1]
     assert (run_dir / "reports" / "epoch-1" / "front.csv").exists()
     assert not (run_dir / "reports" / "final.json").exists()  # evaluation.final: false

@@ -11,7 +11,7 @@ import yaml
 from harnesspro.config import ModelConfig, Price
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.rollout import RolloutInputs, requirements_problem, run_rollout
 from harnesspro.tasks.loader import folder_files, load_task, workspace_files
 
 SMOKE_TASK = Path(__file__).parent / "smoke"
@@ -30,6 +30,9 @@ def static_problem(candidate: Path, seed: Path | None) -> str:
         return f"harness.toml has no [harness] command ({exc.__class__.__name__})"
     if not isinstance(command, list) or not command:
         return "harness.toml: [harness] command must be a non-empty list"
+    problem = requirements_problem(spec.get("requirements", []))
+    if problem:
+        return problem
     for rel in immutable if seed is not None else []:
         mine, theirs = candidate / rel, seed / rel
         if not mine.is_file() or mine.read_bytes() != theirs.read_bytes():

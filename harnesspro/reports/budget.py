@@ -72,3 +72,13 @@ def describe(report: BudgetReport) -> list[str]:
     if report.stopped:
         lines.append(f"search stopped early: {report.stopped}")
     return lines
+
+
+def load_lines(run_dir: Path) -> list[str]:
+    """The run's budget as printable lines (`harnesspro report`); [] before any exists."""
+    path = run_dir / "reports" / "budget.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text())
+    search = tuple(Spend(**s) for s in data.pop("search"))
+    return describe(BudgetReport(search=search, **data))

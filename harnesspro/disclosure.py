@@ -1,0 +1,142 @@
+"""Disclosure by split, enforced in code: the one place improver inputs are built.
+
+Improvers (analyzer, planner, editor, in every mode) receive only:
+
+- train-split traces: the survivors' rollouts on coreset tasks (trajectory, frozen-test
+  verdict, usage) and those tasks' instructions;
+- aggregates: every candidate's coreset score and validation score (never a validation
+  rollout, task id or trajectory);
+- candidate code: commits of the run's harness repository and diffs between them.
+
+Nothing from the test split, no official tests or their verdicts (`official_pass`), no
+reference solutions, no synthesized test code: this module never opens a task folder, the
+run's `synth_tests/`, or a rollout that is not a coreset rollout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from harnesspro.analyzer import Trace
+from harnesspro.context import RunContext
+from harnesspro.metrics import on_split
+from harnesspro.records import Candidate, Score
+from harnesspro.validation import validation_scores
+
+DIFF_CHARS = 3000  # a diff longer than this is cut: planners read what changed, not files
+TRACE_COLUMNS = ["key", "candidate_id", "task_id", "pass", "output", "n_calls"]
+USAGE_COLUMNS = ["uncached_input", "cached_input", "status"]
+
+
+@dataclass(frozen=True)
+class CandidateDiff:
+    """What a child changed relative to its parent, and what that did on the coreset."""
+
+    parent_id: str
+    child_id: str
+    directive: str | None
+    mechanism: str | None
+    diff: str
+    d_pass: float | None
+    d_cost: float | None
+    """Relative change of cost per task; None while the child is unmeasured."""
+
+
+@dataclass(frozen=True)
+class ImproverInputs:
+    """Everything any improver may read in one epoch."""
+
+    epoch: int
+    parents: tuple[str, ...]
+    traces: tuple[Trace, ...]
+    instructions: Mapping[str, str]
+    """Instructions of the coreset tasks."""
+    candidates: Mapping[str, Candidate]
+    scores: Mapping[str, Score]
+    """Coreset (train) scores by the frozen tests."""
+    validation: Mapping[str, Score]
+    """Validation aggregates only."""
+    diffs: tuple[CandidateDiff, ...]
+
+    def traces_of(self, candidate_id: str) -> list[Trace]:
+        return [t for t in self.traces if t.candidate_id == candidate_id]
+
+
+def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
+    """Coreset rollouts of the given candidates, as traces (nothing else is read)."""
+    rollouts = on_split(ctx.ledger.rollouts(), "coreset")
+    rows = rollouts[
+        rollouts["candidate_id"].isin(list(candidate_ids))
+        & rollouts["task_id"].isin(list(ctx.splits.coreset))
+    ][TRACE_COLUMNS + USAGE_COLUMNS]
+    return [
+        Trace(
+            key=str(r["key"]),
+            candidate_id=str(r["candidate_id"]),
+            task_id=str(r["task_id"]),
+            passed=r["pass"] == 1,
+            trajectory=ctx.run.trajectory(str(r["key"])),
+            output_tokens=int(r["output"]),
+            n_calls=int(r["n_calls"]),
+            uncached_input=int(r["uncached_input"]),
+            cached_input=int(r["cached_input"]),
+            status=str(r["status"]),
+        )
+        for r in rows.to_dict("records")
+    ]
+
+
+def _diff(ctx: RunContext, parent: Candidate, child: Candidate) -> str:
+    text = str(ctx.repo.repo.git.diff("--unified=1", parent.commit, child.commit))
+    return text if len(text) <= DIFF_CHARS else text[:DIFF_CHARS] + "\n[... diff cut ...]"
+
+
+def candidate_diffs(
+    ctx: RunContext, candidates: Mapping[str, Candidate], scores: Mapping[str, Score]
+) -> tuple[CandidateDiff, ...]:
+    """parent..child for every child, with its measured deltas (None when unmeasured)."""
+    diffs = []
+    for child in candidates.values():
+        if child.parent is None or child.parent not in candidates:
+            continue
+        parent = candidates[child.parent]
+        d_pass = d_cost = None
+        if child.id in scores and parent.id in scores:
+            before, after = scores[parent.id], scores[child.id]
+            d_pass = round(after.pass_rate - before.pass_rate, 4)
+            if before.cost_per_task:
+                d_cost = round(after.cost_per_task / before.cost_per_task - 1, 4)
+        diffs.append(
+            CandidateDiff(
+                parent.id,
+                child.id,
+                child.directive,
+                child.mechanism,
+                _diff(ctx, parent, child),
+                d_pass,
+                d_cost,
+            )
+        )
+    return tuple(diffs)
+
+
+def improver_inputs(
+    ctx: RunContext, epoch: int, parent_ids: Sequence[str], diffs: bool = True
+) -> ImproverInputs:
+    """The improvers' whole view of the run for this epoch (see the module docstring).
+
+    `diffs=False` skips the git diffs (the catalog improver does not read them).
+    """
+    candidates = ctx.candidates()
+    scores = ctx.scores()
+    return ImproverInputs(
+        epoch=epoch,
+        parents=tuple(parent_ids),
+        traces=tuple(train_traces(ctx, set(parent_ids))),
+        instructions={t: ctx.tasks[t].instruction for t in ctx.splits.coreset if t in ctx.tasks},
+        candidates=candidates,
+        scores=scores,
+        validation=validation_scores(ctx),
+        diffs=candidate_diffs(ctx, candidates, scores) if diffs else (),
+    )

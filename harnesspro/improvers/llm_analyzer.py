@@ -1,0 +1,145 @@
+"""Trajectory analyzer, `llm` mode: a model reads the deterministic per-task summaries of a
+candidate's G rollouts (and may drill into one trajectory) and returns diagnoses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harnesspro.analyzer import Trace, analyze, clusters, events_of, task_stats
+from harnesspro.disclosure import ImproverInputs
+from harnesspro.gateway.search import SearchAccount
+from harnesspro.improvers.llm import ask_json, load_prompt, render
+from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.records import Diagnosis
+
+PROMPT = "analyzer.v1"
+INSTRUCTION_CHARS = 600
+EXCERPT_CHARS = 4000
+
+
+class DiagnosisOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    task_id: str
+    kind: str = Field(pattern=r"^[a-z][a-z0-9_]{1,47}$")
+    count: int = Field(ge=1)
+    of: int = Field(ge=1)
+    effect_pass: float = Field(ge=-1.0, le=1.0)
+    effect_cost: float = Field(ge=-1.0, le=5.0)
+    evidence: str = Field(max_length=500)
+
+
+class AnalyzerReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    diagnoses: list[DiagnosisOut] = Field(default_factory=list)
+    excerpt: str | None = None
+    """A rollout key whose trajectory excerpt the analyzer asks for (once)."""
+
+
+def known_kinds() -> list[str]:
+    return sorted({kind for m in CATALOG.values() for kind in m.addresses})
+
+
+def analyzer_inputs(traces: Sequence[Trace], candidate_id: str, inputs: ImproverInputs) -> Any:
+    """What the model reads about one candidate (all from disclosed train traces)."""
+    score = inputs.scores.get(candidate_id)
+    tasks = []
+    for stats in task_stats(traces):
+        mine = [t for t in traces if t.task_id == stats.task_id]
+        tasks.append(
+            {
+                **asdict(stats),
+                "instruction": inputs.instructions.get(stats.task_id, "")[:INSTRUCTION_CHARS],
+                "rollout_keys": [t.key for t in mine],
+            }
+        )
+    return {
+        "candidate": candidate_id,
+        "score": asdict(score) if score else None,
+        "tasks": tasks,
+        "clusters": [asdict(c) for c in clusters(traces)],
+        "observed": [
+            {k: v for k, v in asdict(d).items() if k != "candidate_id"} for d in analyze(traces)
+        ],
+        "known_kinds": known_kinds(),
+    }
+
+
+def excerpt(trace: Trace) -> str:
+    """A trajectory compacted to one line per event, cut at EXCERPT_CHARS."""
+    lines = []
+    for e in events_of(trace):
+        text = e.get("command") or e.get("output") or e.get("content") or e.get("text") or ""
+        extra = {k: v for k, v in e.items() if k in ("name", "message", "chars")}
+        lines.append(f"step {e.get('step')} {e['type']} {json.dumps(extra)} {str(text)[:300]!r}")
+    text = "\n".join(lines)
+    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "\n[... cut ...]"
+
+
+def checker(traces: Sequence[Trace], drill: bool) -> Callable[[AnalyzerReply], str]:
+    tasks = {t.task_id for t in traces}
+    keys = {t.key for t in traces}
+
+    def check(reply: AnalyzerReply) -> str:
+        if reply.excerpt is not None and not reply.diagnoses:
+            if not drill:
+                return "the excerpt was already given: answer with diagnoses now"
+            return "" if reply.excerpt in keys else f"unknown rollout key {reply.excerpt!r}"
+        for d in reply.diagnoses:
+            if d.task_id not in tasks:
+                return f"unknown task_id {d.task_id!r}; use one of {sorted(tasks)}"
+            if d.count > d.of:
+                return f"{d.task_id} {d.kind}: count {d.count} is above of {d.of}"
+        return ""
+
+    return check
+
+
+@dataclass(frozen=True)
+class Analysis:
+    diagnoses: list[Diagnosis]
+    fallbacks: dict[str, str]
+    """Candidate id -> why its diagnoses are the catalog analyzer's."""
+
+
+def diagnose_one(account: SearchAccount, inputs: ImproverInputs, candidate_id: str) -> Analysis:
+    traces = inputs.traces_of(candidate_id)
+    if not traces:
+        return Analysis([], {})
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": load_prompt(PROMPT)},
+        {"role": "user", "content": render("Inputs:", analyzer_inputs(traces, candidate_id, inputs))},
+    ]  # fmt: skip
+    answer = ask_json(account, "analyzer", messages, AnalyzerReply, checker(traces, True))
+    if answer.value is not None and answer.value.excerpt and not answer.value.diagnoses:
+        shown = next(t for t in traces if t.key == answer.value.excerpt)
+        messages += [
+            {"role": "assistant", "content": answer.content},
+            {"role": "user", "content": f"Excerpt of {shown.key}:\n{excerpt(shown)}"},
+        ]
+        answer = ask_json(account, "analyzer", messages, AnalyzerReply, checker(traces, False))
+    if answer.value is None:
+        return Analysis(analyze(traces), {candidate_id: answer.reason})
+    found = [
+        Diagnosis(candidate_id, d.task_id, d.kind, d.count, d.of, d.effect_pass, d.effect_cost,
+                  d.evidence)
+        for d in answer.value.diagnoses
+    ]  # fmt: skip
+    return Analysis(found, {})
+
+
+def diagnose(account: SearchAccount, inputs: ImproverInputs) -> Analysis:
+    """Diagnoses of every parent; a parent whose answer stays invalid gets the catalog's."""
+    diagnoses: list[Diagnosis] = []
+    fallbacks: dict[str, str] = {}
+    for parent in inputs.parents:
+        one = diagnose_one(account, inputs, parent)
+        diagnoses += one.diagnoses
+        fallbacks.update(one.fallbacks)
+    return Analysis(diagnoses, fallbacks)
