@@ -188,7 +188,10 @@ def prevalence(
     for d in diagnoses:
         if d.candidate_id == candidate_id:
             shown[d.kind] += d.count
-    return {kind: count / n_rollouts for kind, count in shown.items()} if n_rollouts else {}
+    if not n_rollouts:
+        return {}
+    # An llm analyzer's counts are claims: a share above 1 would inflate predictions.
+    return {kind: min(1.0, count / n_rollouts) for kind, count in shown.items()}
 
 
 @dataclass(frozen=True)

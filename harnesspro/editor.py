@@ -1,14 +1,15 @@
-"""Harness editor (catalog mode): each plan in its own git worktree, validated, committed.
+"""Harness editor: each plan in its own git worktree, validated, committed.
 
 Validation failures get one retry with the validator's message (an LLM editor uses it; a
 catalog edit is deterministic, so its retry mostly confirms the failure), then the candidate
-is discarded with the reason recorded.
+is discarded with the reason recorded. `apply_plan_or_catalog` falls back from an LLM editor
+to the plan mechanism's catalog edit, and says so in the note and the commit message.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnesspro.harness.repo import HarnessRepo
@@ -18,8 +19,9 @@ from harnesspro.records import Candidate, Plan
 
 EDIT_ATTEMPTS = 2  # the first try and one retry with the validator's message
 
-# (worktree, plan, the validator's message from the previous attempt or '') -> None
-EditFn = Callable[[Path, Plan, str], None]
+# (worktree, plan, the validator's message from the previous attempt or '') -> None, or a
+# line saying how the edit was made (it goes into the commit message)
+EditFn = Callable[[Path, Plan, str], str | None]
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,11 @@ def _validate(worktree: Path, plan: Plan, seed: Path) -> str:
     return problem
 
 
-def _message(plan: Plan, parent: Candidate) -> str:
+def _message(plan: Plan, parent: Candidate, how: str | None = None) -> str:
     return (
         f"{plan.directive}: {plan.mechanism}\n\n{plan.rationale}\n\n"
         f"predicted pass {plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%}\n"
-        f"parent {parent.id} ({parent.commit[:10]})"
+        f"parent {parent.id} ({parent.commit[:10]})" + (f"\nedit: {how}" if how else "")
     )
 
 
@@ -65,20 +67,53 @@ def apply_plan(
     for c in existing:
         if c.parent == parent.id and c.mechanism == plan.mechanism:
             return Edit(plan, c, new=False, note="made in an earlier attempt of this run")
-    feedback = ""
+    feedback, how = "", None
     for _ in range(EDIT_ATTEMPTS):
         worktree = repo.start_candidate(new_id, parent.commit)
-        edit(worktree, plan, feedback)
+        how = edit(worktree, plan, feedback)
         feedback = _validate(worktree, plan, repo.root)
         if not feedback:
             break
         repo.discard(new_id)
     else:
-        return Edit(plan, None, new=False, note=f"discarded: {feedback}")
-    commit, tree = repo.commit_candidate(new_id, _message(plan, parent))
+        return Edit(
+            plan, None, new=False, note=f"discarded: {feedback}" + (f" ({how})" if how else "")
+        )
+    commit, tree = repo.commit_candidate(new_id, _message(plan, parent, how))
     twin = next((c for c in existing if c.tree == tree), None)
     if twin is not None:
         repo.discard(new_id)
         return Edit(plan, twin, new=False, note=f"same tree as {twin.id}")
     child = Candidate(new_id, commit, tree, parent.id, plan.directive, plan.mechanism, epoch)
     return Edit(plan, child, new=True)
+
+
+def apply_plan_or_catalog(
+    plan: Plan,
+    parent: Candidate,
+    repo: HarnessRepo,
+    existing: list[Candidate],
+    new_id: str,
+    epoch: int,
+    edit: EditFn,
+    unavailable: str = "",
+) -> Edit:
+    """`apply_plan` with `edit`; when that yields no candidate (or the LLM editor is
+    `unavailable`, say why), the catalog edit of the plan's mechanism, with the LLM editor's
+    failure recorded in the note and the commit message."""
+    if unavailable:
+        first = Edit(plan, None, new=False, note=unavailable)
+    else:
+        first = apply_plan(plan, parent, repo, existing, new_id, epoch, edit)
+    if first.candidate is not None or plan.mechanism not in CATALOG:
+        return first
+    failed = f"llm editor failed, {first.note}"[:400]
+
+    def fallback(worktree: Path, plan: Plan, feedback: str) -> str:
+        catalog_edit(worktree, plan, feedback)
+        return f"catalog edit ({failed})"
+
+    second = apply_plan(plan, parent, repo, existing, new_id, epoch, fallback)
+    return replace(
+        second, note="; ".join(filter(None, [f"{failed}; catalog edit used", second.note]))
+    )

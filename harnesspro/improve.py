@@ -1,51 +1,106 @@
 """One improvement step: analyse the survivors' train traces, plan under three directives,
-edit each plan into a candidate, and later check the plans' predictions."""
+edit each plan into a candidate, and later check the plans' predictions.
+
+`evolution.improver` picks the roles: `catalog` (offline) or `llm` (model calls through the
+search account, metered apart; each role falls back to the catalog with a recorded reason).
+Either way every input comes from `disclosure.improver_inputs`.
+"""
 
 from __future__ import annotations
 
-from harnesspro.analyzer import Trace, analyze, prevalence
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from harnesspro import disclosure
+from harnesspro.analyzer import Trace, prevalence
 from harnesspro.context import RunContext
-from harnesspro.editor import apply_plan
-from harnesspro.planner import check_prediction, plan_all
+from harnesspro.disclosure import ImproverInputs, improver_inputs
+from harnesspro.gateway.search import (
+    SearchAccount,
+    improver_price,
+    make_improver_upstream,
+    write_search_costs,
+)
+from harnesspro.gateway.upstream import Upstream
+from harnesspro.improvers.roles import CatalogImprover, Improver, LLMImprover
+from harnesspro.planner import check_prediction
 from harnesspro.records import Candidate, Plan
 
 
 def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
     """Train-split traces only: improvers never see validation or test rollouts."""
-    rollouts = ctx.ledger.rollouts()
-    rows = rollouts[
-        rollouts["candidate_id"].isin(list(candidate_ids))
-        & rollouts["task_id"].isin(list(ctx.splits.coreset))
-    ]
-    return [
-        Trace(
-            key=str(r["key"]),
-            candidate_id=str(r["candidate_id"]),
-            task_id=str(r["task_id"]),
-            passed=r["pass"] == 1,
-            trajectory=ctx.run.trajectory(str(r["key"])),
-            output_tokens=int(r["output"]),
-            n_calls=int(r["n_calls"]),
-        )
-        for r in rows.to_dict("records")
-    ]
+    return disclosure.train_traces(ctx, candidate_ids)
 
 
-def improve(ctx: RunContext, epoch: int, parent_ids: list[str]) -> list[Candidate]:
-    """Diagnose, plan and edit; returns this epoch's candidates to evaluate."""
-    candidates, scores = ctx.candidates(), ctx.scores()
-    diagnoses = analyze(train_traces(ctx, set(parent_ids)))
+def search_folder(ctx: RunContext, epoch: int) -> Path:
+    """search/epoch-N/: the search gateway's log and the improver transcripts."""
+    return ctx.run.root / "search" / f"epoch-{epoch}"
+
+
+@contextlib.contextmanager
+def search_account(
+    ctx: RunContext, epoch: int, upstream: Upstream | None = None
+) -> Iterator[SearchAccount]:
+    """The epoch's search-cost account; `upstream` overrides the configured one (tests)."""
+    improver = ctx.config.evolution.improver_model
+    account = SearchAccount(
+        upstream or make_improver_upstream(improver),
+        improver,
+        improver_price(ctx.config),
+        ctx.ledger,
+        epoch,
+        search_folder(ctx, epoch),
+        ctx.config.budget.max_improver_dollars,
+        ctx.config.gateway.retry_policy(),
+    )
+    with account:
+        yield account
+
+
+def improve(
+    ctx: RunContext, epoch: int, parent_ids: list[str], upstream: Upstream | None = None
+) -> list[Candidate]:
+    """Diagnose, plan and edit; returns this epoch's candidates to evaluate.
+
+    `upstream` replaces the llm improver's configured model (tests pass a replay upstream).
+    """
+    llm = ctx.config.evolution.improver == "llm"
+    inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
+    try:
+        if not llm:
+            return run_roles(ctx, inputs, CatalogImprover())
+        sandbox = ctx.config.sandbox
+        with search_account(ctx, epoch, upstream) as account:
+            roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb)
+            return run_roles(ctx, inputs, roles)
+    finally:
+        write_search_costs(ctx.ledger, ctx.run.reports())
+
+
+def _fallbacks(ctx: RunContext, role: str, fallbacks: dict[str, str]) -> None:
+    for parent, reason in sorted(fallbacks.items()):
+        ctx.console.print(f"  {role} fell back to the catalog for {parent}: {reason}", markup=False)
+
+
+def run_roles(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[Candidate]:
+    """Analyzer, planner and editor over the disclosed inputs; records diagnoses and plans."""
+    epoch, parent_ids = inputs.epoch, list(inputs.parents)
+    candidates, scores = inputs.candidates, inputs.scores
+    diagnoses, fell_back = roles.diagnose(inputs)
+    _fallbacks(ctx, "analyzer", fell_back)
     ctx.ledger.record_diagnoses(epoch, diagnoses)
     prevalences = {p: prevalence(diagnoses, p, scores[p].n_rollouts) for p in parent_ids}
     for parent, seen in prevalences.items():
         shares = ", ".join(f"{kind} {share:.0%}" for kind, share in sorted(seen.items()))
         ctx.console.print(f"  diagnoses of {parent} (share of its rollouts): {shares or 'none'}")
-    plans = plan_all([candidates[p] for p in parent_ids], candidates, prevalences, scores)
+    plans, fell_back = roles.plan(inputs, diagnoses, prevalences)
+    _fallbacks(ctx, "planner", fell_back)
     children: dict[str, Candidate] = {}
     for plan in plans:
         existing = list(ctx.candidates().values())
         new_id = f"c{len(existing):03d}"  # ids follow creation order
-        edit = apply_plan(plan, candidates[plan.parent_id], ctx.repo, existing, new_id, epoch)
+        edit = roles.edit(plan, candidates[plan.parent_id], ctx.repo, existing, new_id, epoch)
         if edit.new and edit.candidate:
             ctx.ledger.add_candidate(edit.candidate)
         if edit.candidate and edit.candidate.epoch == epoch:
@@ -56,7 +111,8 @@ def improve(ctx: RunContext, epoch: int, parent_ids: list[str]) -> list[Candidat
         outcome = " ".join(filter(None, [edit.candidate.id if edit.candidate else "", edit.note]))
         ctx.console.print(
             f"  plan {plan.parent_id} ({plan.directive}) {plan.mechanism}: predicted pass "
-            f"{plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%} -> {outcome}"
+            f"{plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%} -> {outcome}",
+            markup=False,
         )
     return list(children.values())
 

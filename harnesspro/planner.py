@@ -56,7 +56,7 @@ def predict(mechanism: Mechanism, prevalence: Mapping[str, float]) -> Prediction
     return Prediction(mechanism, mechanism.expected_pass * weight, mechanism.expected_cost * weight)
 
 
-def _preference(directive: Directive, p: Prediction) -> tuple[float, ...]:
+def preference(directive: Directive, p: Prediction) -> tuple[float, ...]:
     """Sort key, smaller is better."""
     if directive == "cost-first":
         return (p.d_pass < -MAX_PASS_LOSS, p.d_cost, -p.d_pass)
@@ -80,7 +80,7 @@ def plan_for(
         free = [p for p in options if p.mechanism.name not in {x.mechanism for x in plans}]
         if not free:
             break
-        best = min(free, key=lambda p: (*_preference(directive, p), p.mechanism.name))
+        best = min(free, key=lambda p: (*preference(directive, p), p.mechanism.name))
         seen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(prevalence.items()) if v > 0)
         plans.append(
             Plan(

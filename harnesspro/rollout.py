@@ -33,6 +33,10 @@ OUT_DIR_CAP = 50_000_000
 GRADING_TIMEOUT_S = 120.0
 
 
+class InfraError(Exception):
+    """Our side failed before the harness could run (e.g. installing its requirements)."""
+
+
 class HarnessError(Exception):
     """The harness broke the contract; the message is the one-line reason recorded."""
 
@@ -120,7 +124,8 @@ def harness_toolenv(harness_dir: Path) -> ToolEnv | None:
     try:
         return ensure_toolenv(requirements)
     except (ToolEnvError, OSError, subprocess.SubprocessError) as exc:
-        raise HarnessError(f"harness requirements: {exc}") from None
+        # A failed install (no network, a broken index) is ours, not the harness's.
+        raise InfraError(f"installing the harness's requirements failed: {exc}") from None
 
 
 def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[str]:
@@ -256,6 +261,9 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             except HarnessError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "harness_error", str(exc)
+            except InfraError as exc:
+                run = SandboxResult(None, False, "", "", 0.0, str(exc))
+                status, reason = "infra_error", str(exc).splitlines()[0][:300]
         official = grade_official(
             work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox
         )

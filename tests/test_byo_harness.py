@@ -21,6 +21,16 @@ from tests.test_rollout import inputs_for
 
 MINI = Path(harnesspro.__file__).parent / "harnesses" / "mini_swe_agent"
 SCHEMA = {"model_call", "tool_call", "tool_result", "submit", "error"}
+PROBE = """
+import json, os, sys
+try:
+    open(os.path.join(sys.prefix, "x"), "w")
+    written = True
+except OSError:
+    written = False
+open("/workspace/probe.json", "w").write(json.dumps({"prefix": sys.prefix, "written": written}))
+open(os.environ["HARNESSPRO_OUT"] + "/result.json", "w").write('{"status": "submitted"}')
+"""
 
 
 def manifest(tmp_path: Path, requirements: str) -> Path:
@@ -89,3 +99,20 @@ def test_mini_swe_agent_solves_a_builtin_task(mini_env: ToolEnv) -> None:
     passed = next(r for r in results if r.official_pass)
     types = [json.loads(line)["type"] for line in passed.trajectory.splitlines()]
     assert {"model_call", "tool_call", "tool_result"} <= set(types) and types[-1] == "submit"
+
+
+@pytest.mark.slow
+def test_tool_env_is_the_interpreter_and_read_only(mini_env: ToolEnv, tmp_path: Path) -> None:
+    harness = tmp_path / "probe"
+    harness.mkdir()
+    (harness / "harness.toml").write_text(
+        '[harness]\ncommand = ["{python}", "/harness/probe.py"]\n'
+        'requirements = ["mini-swe-agent==2.4.6"]\n'
+    )
+    (harness / "probe.py").write_text(PROBE)
+    result = run_rollout(inputs_for_harness(harness))
+    assert result.status == "ok", result.reason + result.detail
+    assert json.loads(result.workspace["probe.json"]) == {
+        "prefix": str(mini_env.root),
+        "written": False,
+    }

@@ -16,7 +16,7 @@ from harnesspro.gateway.search import SearchAccount, SearchUnavailable
 
 T = TypeVar("T", bound=BaseModel)
 ATTEMPTS = 2  # the first answer and one retry with the validation error
-FENCED = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
+FENCE_OPEN = re.compile(r"```(?:json)?[ \t]*\n")
 
 
 def load_prompt(name: str) -> str:
@@ -30,10 +30,12 @@ def render(title: str, data: Any) -> str:
 
 
 def extract_json(text: str) -> str:
-    """The JSON object in a reply: a fenced block if there is one, else first { to last }."""
-    fenced = FENCED.search(text)
-    if fenced:
-        text = fenced.group(1)
+    """The JSON object in a text: from the first { to the last }, inside the fenced block if
+    there is one (to its last fence: JSON strings may hold fences of their own)."""
+    opening = FENCE_OPEN.search(text)
+    if opening:
+        text = text[opening.end() :]
+        text = text[: text.rfind("```")] if "```" in text else text
     start, end = text.find("{"), text.rfind("}")
     return text[start : end + 1] if 0 <= start < end else text.strip()
 

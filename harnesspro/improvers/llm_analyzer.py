@@ -112,10 +112,11 @@ def diagnose_one(account: SearchAccount, inputs: ImproverInputs, candidate_id: s
     traces = inputs.traces_of(candidate_id)
     if not traces:
         return Analysis([], {})
+    data = analyzer_inputs(traces, candidate_id, inputs)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": load_prompt(PROMPT)},
-        {"role": "user", "content": render("Inputs:", analyzer_inputs(traces, candidate_id, inputs))},
-    ]  # fmt: skip
+        {"role": "user", "content": render("Inputs:", data)},
+    ]
     answer = ask_json(account, "analyzer", messages, AnalyzerReply, checker(traces, True))
     if answer.value is not None and answer.value.excerpt and not answer.value.diagnoses:
         shown = next(t for t in traces if t.key == answer.value.excerpt)

@@ -287,14 +287,16 @@ class ScriptedPolicy:
         done = history.done
         words = 12 if traits.concise else 60
         words = int(words * {"low": 0.5, "high": 2.0}.get(traits.effort, 1.0))
-        text = " ".join(_stream(seed, "text", done).choice(VOCAB) for _ in range(words))
+        text_rng = _stream(seed, "text", done)
+        text = " ".join(text_rng.choice(VOCAB) for _ in range(words))
         if "blocked" in history.last.lower() or done >= len(todo):
             return {"role": "assistant", "content": f"{text}\nThe task is complete."}
         command = todo[done].command
         if fenced:
             return {"role": "assistant", "content": f"{text}\n```bash\n{command}\n```"}
         malformed = (
-            not history.repair_pending and _stream(seed, "json", done).random() < P_MALFORMED
+            not history.repair_pending
+            and _stream(seed, "json", done, len(messages)).random() < P_MALFORMED
         )
         call = _tool_call(command, f"call_{done}_{len(messages)}_{seed[:6]}", malformed)
         return {"role": "assistant", "content": text, "tool_calls": [call]}

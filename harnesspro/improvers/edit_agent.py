@@ -1,0 +1,175 @@
+"""Inside the sandbox: the editing agent, a small tool loop over one harness directory.
+
+Standard library only; it runs under the sandbox's interpreter with nothing of harnesspro
+mounted. Environment: HARNESSPRO_EDIT_ROOT (the harness copy, the only writable input),
+HARNESSPRO_EDIT_JOB (job.json: model, system, user, max_steps, request), HARNESSPRO_OUT
+(transcript.jsonl and result.json are written there), OPENAI_BASE_URL / OPENAI_API_KEY (the
+search gateway and a search-account token).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(os.environ.get("HARNESSPRO_EDIT_ROOT", ".")).resolve()
+OUT = Path(os.environ.get("HARNESSPRO_OUT", "."))
+COMMAND_TIMEOUT_S = 20
+RESULT_CHARS = 8000
+WRITE_CAP = 1_000_000
+
+
+def tool(name: str, description: str, **params: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {k: {"type": "string", "description": v} for k, v in params.items()},
+                "required": [k for k in params if k != "path" or name != "list_files"],
+            },
+        },
+    }
+
+
+TOOLS = [
+    tool("list_files", "List the files under a directory of the harness.", path="directory"),
+    tool("read_file", "Read a file of the harness.", path="file path"),
+    tool(
+        "write_file",
+        "Create or replace a file of the harness with the full new text.",
+        path="file path",
+        content="the complete new file content",
+    ),
+    tool("bash", "Run a shell command in the harness directory.", command="the command"),
+]
+
+
+def inside(path: str) -> Path:
+    """A harness path, refusing anything that leaves the harness directory."""
+    target = (ROOT / (path or ".")).resolve()
+    if target != ROOT and ROOT not in target.parents:
+        raise ValueError(f"{path}: outside the harness directory")
+    return target
+
+
+def list_files(path: str = ".") -> str:
+    base = inside(path)
+    found = [
+        f"{p.relative_to(ROOT)} ({p.stat().st_size} bytes)"
+        for p in sorted(base.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and "__pycache__" not in p.parts
+    ]
+    return "\n".join(found) or "(no files)"
+
+
+def read_file(path: str) -> str:
+    return inside(path).read_text(errors="replace")
+
+
+def write_file(path: str, content: str) -> str:
+    if len(content) > WRITE_CAP:
+        raise ValueError(f"content over {WRITE_CAP} characters")
+    target = inside(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(content)
+    return f"wrote {len(content)} characters to {path}"
+
+
+def bash(command: str) -> str:
+    try:
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=ROOT, capture_output=True, timeout=COMMAND_TIMEOUT_S,
+            encoding="utf-8", errors="replace",
+        )  # fmt: skip
+        return (done.stdout + done.stderr) or f"(no output, exit code {done.returncode})"
+    except subprocess.TimeoutExpired:
+        return f"(command timed out after {COMMAND_TIMEOUT_S} s)"
+
+
+HANDLERS: dict[str, Any] = {
+    "list_files": list_files,
+    "read_file": read_file,
+    "write_file": write_file,
+    "bash": bash,
+}
+
+
+def log(kind: str, **fields: Any) -> None:
+    record = {"type": kind, "ts": round(time.time(), 3), **fields}
+    with (OUT / "transcript.jsonl").open("a") as handle:
+        handle.write(json.dumps(record) + "\n")
+
+
+def post(body: dict[str, Any]) -> Any:
+    url = os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions"
+    headers = {
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}",
+    }
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise RuntimeError(
+            f"HTTP {exc.code}: {exc.read().decode(errors='replace')[:300]}"
+        ) from None
+
+
+def run_tool(call: dict[str, Any]) -> str:
+    name = call.get("function", {}).get("name")
+    try:
+        args = json.loads(call["function"].get("arguments") or "{}")
+        if name not in HANDLERS or not isinstance(args, dict):
+            raise ValueError(f"unknown tool {name!r}; use one of {sorted(HANDLERS)}")
+        result = str(HANDLERS[name](**args))
+    except (ValueError, TypeError, OSError, KeyError) as exc:
+        result = f"error: {exc}"
+    log(
+        "tool", name=name, arguments=call.get("function", {}).get("arguments"), result=result[:2000]
+    )
+    return result[:RESULT_CHARS]
+
+
+def main() -> int:
+    job = json.loads(Path(os.environ["HARNESSPRO_EDIT_JOB"]).read_text())
+    messages = [
+        {"role": "system", "content": job["system"]},
+        {"role": "user", "content": job["user"]},
+    ]
+    status, summary, steps = "step_cap", "", 0
+    while steps < job["max_steps"]:
+        steps += 1
+        body = {"model": job["model"], "messages": messages, "tools": TOOLS, **job["request"]}
+        try:
+            reply = post(body)["choices"][0]["message"]
+        except (RuntimeError, OSError, KeyError, IndexError, ValueError) as exc:
+            status, summary = "model_error", str(exc)[:300]
+            log("error", message=summary)
+            break
+        log("model", content=reply.get("content"), tool_calls=len(reply.get("tool_calls") or []))
+        messages.append({k: v for k, v in reply.items() if k in ("role", "content", "tool_calls")})
+        calls = reply.get("tool_calls") or []
+        if not calls:
+            status, summary = "done", str(reply.get("content") or "")[:2000]
+            break
+        for call in calls:
+            content = run_tool(call)
+            messages.append(
+                {"role": "tool", "tool_call_id": call.get("id", ""), "content": content}
+            )
+    result = {"status": status, "steps": steps, "summary": summary}
+    (OUT / "result.json").write_text(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""Harness editor, `llm` mode: a coding agent confined to a copy of the candidate's worktree.
+
+The agent (`edit_agent.py`) runs in the sandbox with the copy mounted read-write at
+/harness-edit, nothing else writable and no network but the search gateway. Afterwards the
+copy's regular files are synced back into the worktree (never `.git`, never symlinks), and
+the editor's usual validation decides; `editor.apply_plan` retries once with the validator's
+message, and the caller falls back to the catalog edit when both attempts fail.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnesspro.config import ImproverConfig
+from harnesspro.gateway.search import SearchAccount, SearchUnavailable
+from harnesspro.improvers.llm import load_prompt, render
+from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.records import Plan
+from harnesspro.rollout import FORWARDER, GATEWAY_PORT
+from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
+
+PROMPT = "editor.v1"
+EDIT_AGENT = Path(__file__).with_name("edit_agent.py")
+SKIPPED = (".git", "__pycache__")
+FILE_CAP = 1_000_000  # bytes; larger files the agent wrote are not synced back
+LAYOUT = (
+    "harness.toml is the manifest (command, immutable paths). In the seed-style layout "
+    "harness.yaml holds every knob (prompts, tool_mode, max_steps, command_timeout_s, request, "
+    "profiles, format_repair, hooks per hook point), prompts/*.md are the prompt files and "
+    "agent/ is the agent loop with its built-in hooks (agent/hooks.py)."
+)
+
+
+def harness_files(root: Path) -> dict[str, bytes]:
+    """Regular files under `root`, without git metadata, caches, symlinks or huge files."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part in SKIPPED for part in rel.parts) or path.is_symlink() or not path.is_file():
+            continue
+        if path.stat().st_size <= FILE_CAP:
+            files[str(rel)] = path.read_bytes()
+    return files
+
+
+def write_files(root: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def sync_back(edited: Path, worktree: Path) -> list[str]:
+    """Make the worktree's files those of `edited` (git metadata untouched); returns changes."""
+    before, after = harness_files(worktree), harness_files(edited)
+    changed = []
+    for rel in sorted(set(before) - set(after)):
+        (worktree / rel).unlink()
+        changed.append(f"deleted {rel}")
+    for rel, data in after.items():
+        if before.get(rel) != data:
+            write_files(worktree, {rel: data})
+            changed.append(f"wrote {rel}")
+    return changed
+
+
+def unified_diff(before: dict[str, bytes], after: dict[str, bytes]) -> str:
+    lines: list[str] = []
+    for rel in sorted(set(before) | set(after)):
+        old, new = before.get(rel, b""), after.get(rel, b"")
+        if old != new:
+            lines += difflib.unified_diff(
+                old.decode(errors="replace").splitlines(keepends=True),
+                new.decode(errors="replace").splitlines(keepends=True),
+                f"a/{rel}" if rel in before else "/dev/null",
+                f"b/{rel}",
+            )
+    return "".join(lines)
+
+
+def reference_change(worktree: Path, mechanism: str) -> str:
+    """The catalog's own edit of this worktree for the mechanism, as a unified diff."""
+    before = harness_files(worktree)
+    with tempfile.TemporaryDirectory(prefix="hp-ref-") as name:
+        copy = Path(name)
+        write_files(copy, before)
+        try:
+            CATALOG[mechanism].apply(copy)
+        except (OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            return f"(the catalog edit does not apply to this harness: {exc})"
+        return unified_diff(before, harness_files(copy))
+
+
+def job_inputs(worktree: Path, plan: Plan, feedback: str) -> object:
+    mechanism = CATALOG[plan.mechanism]
+    files = harness_files(worktree)
+    return {
+        "plan": {
+            "directive": plan.directive, "mechanism": plan.mechanism,
+            "rationale": plan.rationale, "predicted_pass": plan.predicted_pass,
+            "predicted_cost": plan.predicted_cost,
+        },
+        "mechanism": {
+            "name": mechanism.name, "lever": mechanism.lever, "summary": mechanism.summary,
+            "params": mechanism.params,
+        },
+        "layout": {
+            "files": {rel: len(data) for rel, data in files.items()},
+            "manifest": files.get("harness.toml", b"").decode(errors="replace"),
+            "notes": LAYOUT,
+        },
+        "reference_change": reference_change(worktree, plan.mechanism),
+        "feedback": feedback,
+    }  # fmt: skip
+
+
+@dataclass
+class LLMEditor:
+    """An `editor.EditFn` running the editing agent; it returns how the attempt went."""
+
+    account: SearchAccount
+    improver: ImproverConfig
+    backend: str = "bubblewrap"
+    memory_mb: int = 4096
+
+    def __call__(self, worktree: Path, plan: Plan, feedback: str) -> str:
+        attempt = 2 if feedback else 1
+        try:
+            note = self._edit(worktree, plan, feedback, attempt)
+        except (SearchUnavailable, SandboxUnavailable, OSError, ValueError) as exc:
+            note = f"error: {exc}"
+        return f"llm editor ({self.improver.name}) attempt {attempt}: {note}"[:300]
+
+    def _edit(self, worktree: Path, plan: Plan, feedback: str, attempt: int) -> str:
+        with tempfile.TemporaryDirectory(prefix="hp-edit-") as name:
+            tmp = Path(name)
+            for part in ("harness", "job", "out"):
+                (tmp / part).mkdir()
+            write_files(tmp / "harness", harness_files(worktree))
+            job = {
+                "model": self.improver.name,
+                "system": load_prompt(PROMPT),
+                "user": render("Inputs:", job_inputs(worktree, plan, feedback)),
+                "max_steps": self.improver.max_edit_steps,
+                "request": self.improver.request,
+            }
+            (tmp / "job" / "job.json").write_text(json.dumps(job))
+            with self.account.sandboxed("editor", attempt) as token:
+                status = self._run(tmp, token)
+            self.account.transcript("editor", attempt, job, _read(tmp / "out" / "transcript.jsonl"))
+            changes = sync_back(tmp / "harness", worktree)
+            return f"{status}; {', '.join(changes) or 'no files changed'}"
+
+    def _run(self, tmp: Path, token: str) -> str:
+        sandbox = make_sandbox(self.backend, Limits(memory_mb=self.memory_mb))
+        mounts = [
+            Mount(tmp / "harness", "/harness-edit", writable=True),
+            Mount(tmp / "job", "/harnesspro/edit"),
+            Mount(tmp / "out", "/harnesspro/out", writable=True),
+            Mount(FORWARDER, "/opt/harnesspro/forwarder.py"),
+            Mount(EDIT_AGENT, "/opt/harnesspro/edit_agent.py"),
+            Mount(self.account.socket_dir, "/run/harnesspro"),
+        ]
+        at = sandbox.visible_path
+        env = {
+            "HARNESSPRO_EDIT_ROOT": at(mounts, "/harness-edit"),
+            "HARNESSPRO_EDIT_JOB": at(mounts, "/harnesspro/edit/job.json"),
+            "HARNESSPRO_OUT": at(mounts, "/harnesspro/out"),
+            "OPENAI_API_KEY": token,
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        port = GATEWAY_PORT if at(mounts, "/harness-edit") == "/harness-edit" else 0
+        argv = [sys.executable, at(mounts, "/opt/harnesspro/forwarder.py")]
+        argv += [at(mounts, "/run/harnesspro/gw.sock"), str(port), "--"]
+        argv += [sys.executable, at(mounts, "/opt/harnesspro/edit_agent.py")]
+        run = sandbox.run(
+            argv, mounts, env, env["HARNESSPRO_EDIT_ROOT"], self.improver.edit_timeout_s
+        )
+        try:
+            result = json.loads((tmp / "out" / "result.json").read_text())
+        except (OSError, ValueError):
+            last = (run.stderr.strip().splitlines() or [run.reason or "no output"])[-1]
+            return f"the agent ended without a result ({last[:200]})"
+        return f"{result.get('status')} after {result.get('steps')} steps"
+
+
+def _read(path: Path) -> list[object]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

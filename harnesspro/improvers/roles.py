@@ -1,0 +1,114 @@
+"""The improver roles behind one protocol: `catalog` (offline, deterministic) and `llm`
+(model calls through the search account, each role falling back to its catalog counterpart
+with a recorded reason)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from harnesspro.analyzer import analyze
+from harnesspro.disclosure import ImproverInputs
+from harnesspro.editor import Edit, apply_plan, apply_plan_or_catalog
+from harnesspro.gateway.search import SearchAccount, SearchUnavailable
+from harnesspro.harness.repo import HarnessRepo
+from harnesspro.improvers import llm_analyzer, llm_planner
+from harnesspro.improvers.llm_editor import LLMEditor
+from harnesspro.planner import plan_all
+from harnesspro.records import Candidate, Diagnosis, Plan
+
+Fallbacks = dict[str, str]
+"""Parent candidate id -> why that role fell back to the catalog for it."""
+
+
+class Improver(Protocol):
+    def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]: ...
+
+    def plan(
+        self,
+        inputs: ImproverInputs,
+        diagnoses: list[Diagnosis],
+        prevalences: Mapping[str, Mapping[str, float]],
+    ) -> tuple[list[Plan], Fallbacks]: ...
+
+    def edit(
+        self,
+        plan: Plan,
+        parent: Candidate,
+        repo: HarnessRepo,
+        existing: list[Candidate],
+        new_id: str,
+        epoch: int,
+    ) -> Edit: ...
+
+
+class CatalogImprover:
+    """Rule-based features, catalog planning, catalog edits."""
+
+    def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
+        return analyze(inputs.traces), {}
+
+    def plan(
+        self,
+        inputs: ImproverInputs,
+        diagnoses: list[Diagnosis],
+        prevalences: Mapping[str, Mapping[str, float]],
+    ) -> tuple[list[Plan], Fallbacks]:
+        parents = [inputs.candidates[p] for p in inputs.parents]
+        return plan_all(parents, inputs.candidates, prevalences, inputs.scores), {}
+
+    def edit(
+        self,
+        plan: Plan,
+        parent: Candidate,
+        repo: HarnessRepo,
+        existing: list[Candidate],
+        new_id: str,
+        epoch: int,
+    ) -> Edit:
+        return apply_plan(plan, parent, repo, existing, new_id, epoch)
+
+
+@dataclass
+class LLMImprover:
+    """The three roles as model calls through one epoch's search account."""
+
+    account: SearchAccount
+    editor: LLMEditor = field(init=False)
+    backend: str = "bubblewrap"
+    memory_mb: int = 4096
+
+    def __post_init__(self) -> None:
+        self.editor = LLMEditor(self.account, self.account.improver, self.backend, self.memory_mb)
+
+    def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
+        found = llm_analyzer.diagnose(self.account, inputs)
+        return found.diagnoses, found.fallbacks
+
+    def plan(
+        self,
+        inputs: ImproverInputs,
+        diagnoses: list[Diagnosis],
+        prevalences: Mapping[str, Mapping[str, float]],
+    ) -> tuple[list[Plan], Fallbacks]:
+        planned = llm_planner.plan_all(self.account, inputs, diagnoses, prevalences)
+        return planned.plans, planned.fallbacks
+
+    def edit(
+        self,
+        plan: Plan,
+        parent: Candidate,
+        repo: HarnessRepo,
+        existing: list[Candidate],
+        new_id: str,
+        epoch: int,
+    ) -> Edit:
+        try:
+            self.account.check_budget()
+            unavailable = ""
+        except SearchUnavailable as exc:
+            unavailable = str(exc)
+        return apply_plan_or_catalog(
+            plan, parent, repo, existing, new_id, epoch, self.editor, unavailable
+        )
