@@ -97,6 +97,7 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.ledger import Ledger
+    from harnesspro.reports import agreement, budget
 
     load_profiles(args.run_dir)
     ledger = Ledger(args.run_dir / "ledger.sqlite")
@@ -108,6 +109,8 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         )
         console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
     ledger.close()
+    for line in agreement.load_lines(args.run_dir) + budget.load_lines(args.run_dir):
+        console.print(line, markup=False)
     return cmd_report_paths(args.run_dir, console)
 
 

@@ -177,5 +177,29 @@ def evaluate(
             ctx.ledger.record_rollout(inputs.spec, result, artifacts, split)
             progress.advance(bar)
 
-        run_all(batch, record, max_in_flight=2 * ctx.config.ray.num_cpus)
+        finished = run_all(
+            batch,
+            record,
+            max_in_flight=2 * ctx.config.ray.num_cpus,
+            infra_retries=ctx.config.gateway.infra_retries,
+            should_stop=dollar_cap_reached(ctx) if split != "test" else lambda: False,
+        )
+    if not finished:
+        reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
+        if not ctx.ledger.meta("stopped"):
+            ctx.ledger.set_meta("stopped", f"{reason} in epoch {epoch} ({split} split)")
+        ctx.console.print(f"  {reason}: no new rollouts are scheduled", markup=False)
     return Evaluated(len(batch), skipped)
+
+
+def dollar_cap_reached(ctx: RunContext) -> Callable[[], bool]:
+    """Whether the search's target-model dollars reached `budget.max_target_dollars`.
+
+    Checked before each submission, from the ledger: rollouts already in flight still finish,
+    so the overshoot is at most `2 x ray.num_cpus` rollouts' cost.
+    """
+    cap = ctx.config.budget.max_target_dollars
+    if cap is None:
+        return lambda: False
+
+    return lambda: ctx.ledger.search_dollars() >= cap

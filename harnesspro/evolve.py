@@ -137,7 +137,10 @@ def run_reports(ctx: RunContext) -> list[str]:
     by_split = agreement.agreement_by_split(rollouts)
     agreement.write_agreement(ctx.run.reports(), by_split)
     spend = budget.budget_report(
-        rollouts, ctx.config.evaluation.max_rollouts, ctx.ledger.meta("stopped")
+        rollouts,
+        ctx.config.evaluation.max_rollouts,
+        ctx.ledger.meta("stopped"),
+        ctx.config.budget.max_target_dollars,
     )
     budget.write_budget(spend, ctx.run.reports())
     lines = [agreement.describe(name, a) for name, a in by_split.items()]

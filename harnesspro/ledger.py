@@ -137,6 +137,13 @@ class Ledger:
             [(int(v), k) for k, v in verdicts.items()],
         )
 
+    def search_dollars(self) -> float:
+        """Target-model dollars of every rollout outside the test split (unknown cost = 0)."""
+        row = self.db.execute(
+            "SELECT COALESCE(SUM(cost), 0) FROM rollouts WHERE COALESCE(split, '') != 'test'"
+        ).fetchone()
+        return float(row[0])
+
     def rollouts(self) -> pd.DataFrame:
         """Every rollout; `split` is NULL only for rollouts of ledgers from before splits."""
         return pd.read_sql_query(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from harnesspro.ledger import Ledger
-from harnesspro.metrics import TOKEN_COLUMNS
+from harnesspro.metrics import TOKEN_COLUMNS, on_split
 
 
 @dataclass(frozen=True)
@@ -19,6 +22,12 @@ class Profile:
     cost_per_task: float
     tokens_per_task: float
     epoch: int
+    pass_rate_ci: tuple[float, float] | None = None
+    """Bootstrap confidence interval of the coreset pass rate (evaluation.confidence)."""
+    cost_ci: tuple[float, float] | None = None
+    """Bootstrap confidence interval of the coreset cost per task."""
+    p_nondominated: float | None = None
+    """Share of bootstrap resamples in which the candidate is on the Pareto front."""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -39,6 +48,20 @@ def _lineage_mechanisms(candidates: dict[str, tuple[str | None, str | None]], ci
     return "+".join(reversed(names)) or "seed"
 
 
+def _uncertainty(intervals: pd.DataFrame, epoch: int, cid: str) -> dict[str, Any]:
+    """The recorded bootstrap fields of one candidate at one epoch ({} if none; NaN -> None)."""
+    rows = intervals[(intervals["epoch"] == epoch) & (intervals["candidate_id"] == cid)]
+    if rows.empty:
+        return {}
+    values = rows.iloc[0].drop(["epoch", "candidate_id"])
+    r = {str(k): None if pd.isna(v) else float(v) for k, v in values.items()}
+    return {
+        "pass_rate_ci": None if r["pass_lo"] is None else (r["pass_lo"], r["pass_hi"]),
+        "cost_ci": None if r["cost_lo"] is None else (r["cost_lo"], r["cost_hi"]),
+        "p_nondominated": r["p_nondominated"],
+    }
+
+
 def load_profiles(run_dir: Path) -> list[Profile]:
     """The last finished epoch's selection, one profile per mode."""
     if not (run_dir / "ledger.sqlite").is_file():
@@ -53,7 +76,8 @@ def load_profiles(run_dir: Path) -> list[Profile]:
         last = selections[selections["epoch"] == selections["epoch"].max()]
         candidates = {c.id: c for c in ledger.candidates()}
         links = {c.id: (c.parent, c.mechanism) for c in candidates.values()}
-        rollouts = ledger.rollouts()
+        rollouts = on_split(ledger.rollouts(), "coreset")  # the split pass_rate is from
+        intervals = ledger.intervals()
         tokens = (
             rollouts.assign(tokens=rollouts[TOKEN_COLUMNS].sum(axis=1))
             .groupby("candidate_id")["tokens"]
@@ -69,6 +93,7 @@ def load_profiles(run_dir: Path) -> list[Profile]:
                 cost_per_task=float(row.cost),
                 tokens_per_task=float(tokens.get(row.candidate_id, 0.0)),
                 epoch=int(row.epoch),
+                **_uncertainty(intervals, int(row.epoch), str(row.candidate_id)),
             )
             for row in last.itertuples()
         ]

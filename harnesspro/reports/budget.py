@@ -31,14 +31,17 @@ class BudgetReport:
 
 
 def budget_report(
-    rollouts: pd.DataFrame, max_rollouts: int | None, stopped: str | None
+    rollouts: pd.DataFrame,
+    max_rollouts: int | None,
+    stopped: str | None,
+    max_target_dollars: float | None = None,
 ) -> BudgetReport:
     """Spend from the ledger's rollouts; every recorded rollout counts, infra faults too."""
     search, final = search_rollouts(rollouts), on_split(rollouts, "test")
     return BudgetReport(
         search=(
             Spend("rollouts", max_rollouts, float(len(search))),
-            Spend("target_dollars", None, float(search["cost"].sum())),
+            Spend("target_dollars", max_target_dollars, float(search["cost"].sum())),
         ),
         final_rollouts=len(final),
         final_dollars=float(final["cost"].sum()),
