@@ -13,6 +13,7 @@ from rich.table import Table
 
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
+from harnesspro.reports.money import dollars
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
@@ -64,7 +65,7 @@ def profile_table(profiles: list[Profile]) -> Table:
             p.candidate,
             p.mechanisms,
             f"{p.pass_rate:.1%}",
-            f"{p.cost_per_task:.4f}",
+            dollars(p.cost_per_task),
             f"{p.tokens_per_task:,.0f}",
         )
     return table
@@ -104,8 +105,8 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
     epochs = ledger.finished_epochs().set_index("epoch")["hypervolume"]
     for epoch, rows in ledger.selections().groupby("epoch"):
         picks = ", ".join(
-            f"{r.mode} {r.candidate_id} ({r.pass_rate:.0%}, ${r.cost:.4f})"
-            for r in rows.itertuples()
+            f"{r['mode']} {r['candidate_id']} ({r['pass_rate']:.0%}, {dollars(r['cost'])})"
+            for r in rows.to_dict("records")
         )
         console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
     ledger.close()
@@ -174,7 +175,7 @@ def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
     console.print(
         f"status {result.status}{reason}; official tests "
         f"{'passed' if result.official_pass else 'failed'}; {result.n_calls} model calls, "
-        f"{result.usage.total:,} tokens, ${result.cost:.4f}; artifacts in {args.out}",
+        f"{result.usage.total:,} tokens, {dollars(result.cost)}; artifacts in {args.out}",
         markup=False,
     )
     return 0 if result.status == "ok" else 1

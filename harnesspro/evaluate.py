@@ -158,8 +158,9 @@ def held_out_frame(rollouts: pd.DataFrame, tasks: Sequence[str]) -> pd.DataFrame
 
 
 def summarise(frame: pd.DataFrame, k: int) -> dict[str, float | int]:
-    """Pass rate (mean of per-task rates), pass@k (per task with n >= k, averaged), cost,
-    tokens and latency per task (means over rollouts) of one harness's rollouts."""
+    """Pass rate (mean of per-task rates), pass@k (per task, averaged; pass@n on a task left
+    with n < k attempts by infra faults), cost, tokens and latency per task (means over
+    rollouts) of one harness's rollouts."""
     per_task = frame.groupby("task_id")["official_pass"].agg(["size", "sum"])
     at_k = [pass_at_k(int(n), int(c), min(k, int(n))) for n, c in per_task.to_numpy()]
     return {

@@ -15,6 +15,7 @@ from harnesspro.metrics import scored, search_rollouts
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
+from harnesspro.reports.money import dollars
 from harnesspro.scorer import freeze_tests, score_pending
 from harnesspro.selection import Selected, recorded, select
 from harnesspro.uncertainty import Uncertainty, bootstrap
@@ -73,10 +74,10 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     scores = ctx.scores()
     for mode, cid in selected.picks.items():
         s, u, v = scores[cid], spread[cid], held.get(cid)
-        valid = f"; validation {v.pass_rate:.1%} ${v.cost_per_task:.4f}/task" if v else ""
+        valid = f"; validation {v.pass_rate:.1%} {dollars(v.cost_per_task)}/task" if v else ""
         ctx.console.print(
             f"  epoch {epoch} {mode:>6}: {cid} pass {s.pass_rate:.1%} "
-            f"[{u.pass_rate_ci[0]:.0%}, {u.pass_rate_ci[1]:.0%}] ${s.cost_per_task:.4f}/task, "
+            f"[{u.pass_rate_ci[0]:.0%}, {u.pass_rate_ci[1]:.0%}] {dollars(s.cost_per_task)}/task, "
             f"P(non-dominated) {u.p_nondominated:.2f}{valid}"
         )
     return selected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import pandas as pd
@@ -25,7 +26,8 @@ def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[st
         scores[str(candidate_id)] = Score(
             candidate_id=str(candidate_id),
             pass_rate=float(group["pass"].mean()),
-            cost_per_task=float(group["cost"].mean()),
+            # Unpriced model: cost unknown (NaN), never 0.
+            cost_per_task=float(group["cost"].mean()) if group["cost"].notna().all() else math.nan,
             tokens_per_task=float(group[TOKEN_COLUMNS].sum(axis=1).mean()),
             n_rollouts=len(group),
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
 from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
+from harnesspro.reports.money import dollars
 
 RELEVANCE_FLOOR = 0.25  # a mechanism still does something where its problem was not seen
 MAX_PASS_LOSS = 0.02  # cost-first accepts at most this predicted loss of pass rate
@@ -89,7 +90,7 @@ def plan_for(
                 mechanism=best.mechanism.name,
                 rationale=(
                     f"{best.mechanism.summary} ({best.mechanism.lever}); parent pass "
-                    f"{score.pass_rate:.0%} at ${score.cost_per_task:.4f}/task; "
+                    f"{score.pass_rate:.0%} at {dollars(score.cost_per_task)}/task; "
                     f"seen: {seen or 'none'}"
                 ),
                 predicted_pass=round(best.d_pass, 4),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,11 @@ class Profile:
     """Share of bootstrap resamples in which the candidate is on the Pareto front."""
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """JSON-ready: an unknown cost (unpriced model) is null, not NaN."""
+        data = asdict(self)
+        if math.isnan(self.cost_per_task):
+            data["cost_per_task"] = None
+        return data
 
 
 class RunNotFound(ValueError):
@@ -90,7 +95,7 @@ def load_profiles(run_dir: Path) -> list[Profile]:
                 commit=candidates[str(row.candidate_id)].commit,
                 mechanisms=_lineage_mechanisms(links, str(row.candidate_id)),
                 pass_rate=float(row.pass_rate),
-                cost_per_task=float(row.cost),
+                cost_per_task=math.nan if row.cost is None else float(row.cost),
                 tokens_per_task=float(tokens.get(row.candidate_id, 0.0)),
                 epoch=int(row.epoch),
                 **_uncertainty(intervals, int(row.epoch), str(row.candidate_id)),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harnesspro import pareto
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.records import Score
 
 
 class SeedUnscored(RuntimeError):
@@ -63,6 +65,14 @@ class Selected:
         return sorted(set(self.picks.values()))
 
 
+def cost_axis(score: Score, scores: Mapping[str, Score]) -> float:
+    """Dollars per task; tokens per task for every candidate when any cost is unknown (an
+    unpriced model under `allow_unpriced`): never a made-up price."""
+    if all(math.isfinite(s.cost_per_task) for s in scores.values()):
+        return score.cost_per_task
+    return score.tokens_per_task
+
+
 def select(ctx: RunContext, epoch: int) -> Selected:
     """Choose the epoch's operating points over the coreset scores and record them."""
     scores = ctx.scores()
@@ -71,11 +81,11 @@ def select(ctx: RunContext, epoch: int) -> Selected:
             f"{ctx.run.root}: every coreset rollout of the seed failed to run; see the "
             "`reason` column of its rollouts in ledger.sqlite."
         )
-    points = {cid: (s.pass_rate, s.cost_per_task) for cid, s in scores.items()}
+    points = {cid: (s.pass_rate, cost_axis(s, scores)) for cid, s in scores.items()}
     modes = {m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()}
     choice = choose(points, SEED_ID, modes, ctx.config.evolution.max_survivors)
     rows = [
-        (mode, cid, points[cid][0], points[cid][1], choice.j[mode])
+        (mode, cid, points[cid][0], scores[cid].cost_per_task, choice.j[mode])
         for mode, cid in choice.picks.items()
     ]
     ctx.ledger.record_selection(epoch, rows)

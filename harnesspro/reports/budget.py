@@ -4,6 +4,7 @@ evaluation's spend apart (it runs after the search, outside the search's caps)."
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -41,12 +42,17 @@ def budget_report(
     return BudgetReport(
         search=(
             Spend("rollouts", max_rollouts, float(len(search))),
-            Spend("target_dollars", max_target_dollars, float(search["cost"].sum())),
+            Spend("target_dollars", max_target_dollars, _dollars(search["cost"])),
         ),
         final_rollouts=len(final),
-        final_dollars=float(final["cost"].sum()),
+        final_dollars=_dollars(final["cost"]),
         stopped=stopped,
     )
+
+
+def _dollars(costs: pd.Series) -> float:
+    """The sum, or NaN (unknown) when any rollout's cost is unknown (an unpriced model)."""
+    return float(costs.sum()) if costs.notna().all() else math.nan
 
 
 def write_budget(report: BudgetReport, folder: Path) -> Path:
@@ -60,7 +66,9 @@ def write_budget(report: BudgetReport, folder: Path) -> Path:
 def describe(report: BudgetReport) -> list[str]:
     """Printable lines: each cap with its spend, then the held-out evaluation's spend."""
 
-    def amount(name: str, value: float) -> str:
+    def amount(name: str, value: float | None) -> str:
+        if value is None or math.isnan(value):
+            return "unknown (unpriced model)"
         return f"${value:.4f}" if name.endswith("dollars") else f"{value:,.0f}"
 
     lines = [
@@ -70,7 +78,7 @@ def describe(report: BudgetReport) -> list[str]:
     ]
     lines.append(
         f"held-out evaluation (outside the search caps): {report.final_rollouts:,} rollouts, "
-        f"${report.final_dollars:.4f}"
+        f"{amount('dollars', report.final_dollars)}"
     )
     if report.stopped:
         lines.append(f"search stopped early: {report.stopped}")

@@ -11,6 +11,7 @@ import pandas as pd
 from rich.table import Table
 
 from harnesspro.evaluate import FinalReport
+from harnesspro.reports.money import dollars
 
 
 def _clean(value: object) -> object:
@@ -78,7 +79,7 @@ def final_table(report: FinalReport) -> Table:
             _pct(h.pass_rate),
             _ci(*h.pass_rate_ci),
             _pct(h.pass_at_k),
-            f"{h.cost_per_task:.4f}",
+            dollars(h.cost_per_task),
             f"{h.tokens_per_task:,.0f}",
             f"{h.latency_s:.2f}",
             _gain(h.gain),

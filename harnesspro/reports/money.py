@@ -1,0 +1,12 @@
+"""Printing dollars: an unknown cost (an unpriced model) prints as unknown, never as 0."""
+
+from __future__ import annotations
+
+import math
+
+
+def dollars(value: float | None, digits: int = 4) -> str:
+    """`$0.0123`, or `unknown $` when the cost is unknown."""
+    if value is None or math.isnan(value):
+        return "unknown $"
+    return f"${value:.{digits}f}"
