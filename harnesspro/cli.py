@@ -97,6 +97,7 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.gateway.search import describe_search_costs
     from harnesspro.ledger import Ledger
     from harnesspro.reports import agreement, budget
 
@@ -109,8 +110,9 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
             for r in rows.to_dict("records")
         )
         console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
+    search = describe_search_costs(ledger)
     ledger.close()
-    for line in agreement.load_lines(args.run_dir) + budget.load_lines(args.run_dir):
+    for line in [*agreement.load_lines(args.run_dir), *budget.load_lines(args.run_dir), search]:
         console.print(line, markup=False)
     return cmd_report_paths(args.run_dir, console)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from harnesspro.gateway.budget import RolloutBudget
 from harnesspro.gateway.retry import RetryPolicy
@@ -86,6 +86,12 @@ class ImproverConfig(_Strict):
     """Use an improver model with no known price; its cost is then reported as unknown."""
     request: dict[str, Any] = Field(default_factory=dict)
     """Extra request parameters for every improver call, e.g. {temperature: 0}."""
+
+    @model_validator(mode="after")
+    def _replay_needs_a_log(self) -> ImproverConfig:
+        if self.upstream == "replay" and self.replay_log is None:
+            raise ValueError("upstream 'replay' needs replay_log (a JSONL of recorded replies)")
+        return self
 
 
 class EvolutionConfig(_Strict):

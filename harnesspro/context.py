@@ -52,6 +52,10 @@ class RunContext:
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
+        if config.evolution.improver == "llm":
+            from harnesspro.gateway.search import improver_price
+
+            improver_price(config)  # an unpriced improver model is refused before anything
         tasks = {t.id: t for t in load_suite(config.tasks.suite)}
         if config.tasks.manifest is not None:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)

@@ -10,6 +10,7 @@ from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import run_final
+from harnesspro.gateway.search import describe_search_costs, write_search_costs
 from harnesspro.improve import check_predictions, improve
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.reports import agreement, budget
@@ -144,8 +145,9 @@ def run_reports(ctx: RunContext) -> list[str]:
         ctx.config.budget.max_target_dollars,
     )
     budget.write_budget(spend, ctx.run.reports())
+    write_search_costs(ctx.ledger, ctx.run.reports())
     lines = [agreement.describe(name, a) for name, a in by_split.items()]
-    return lines + budget.describe(spend)
+    return [*lines, *budget.describe(spend), describe_search_costs(ctx.ledger)]
 
 
 def finish_run(ctx: RunContext, attempts: int | None = None) -> None:

@@ -18,6 +18,7 @@ from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs, improver_inputs
 from harnesspro.gateway.search import (
     SearchAccount,
+    describe_search_costs,
     improver_price,
     make_improver_upstream,
     write_search_costs,
@@ -73,7 +74,9 @@ def improve(
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:
             roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb)
-            return run_roles(ctx, inputs, roles)
+            children = run_roles(ctx, inputs, roles)
+        ctx.console.print(f"  {describe_search_costs(ctx.ledger)}", markup=False)
+        return children
     finally:
         write_search_costs(ctx.ledger, ctx.run.reports())
 

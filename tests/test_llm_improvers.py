@@ -22,7 +22,7 @@ from harnesspro.config import load_config
 from harnesspro.context import RunContext, seed_template
 from harnesspro.disclosure import improver_inputs
 from harnesspro.editor import apply_plan_or_catalog
-from harnesspro.gateway.search import SearchAccount, write_search_costs
+from harnesspro.gateway.search import SearchAccount, describe_search_costs, write_search_costs
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.improve import improve, search_account
 from harnesspro.improvers import llm_analyzer, llm_planner
@@ -357,6 +357,8 @@ def test_search_cost_table_marks_unknown_dollars(tmp_path: Path) -> None:
     assert pd.isna(by_role.loc["planner", "dollars"]) and pd.isna(by_role.loc["all", "dollars"])
     assert by_role.loc["analyzer", "dollars"] == 0.5 and by_role.loc["analyzer", "failed"] == 1
     assert by_role.loc["all", "calls"] == 2
+    line = describe_search_costs(ctx.ledger)
+    assert line == "search (improver) calls: 2, unknown $ (planner 1, analyzer 1 $0.5000)"
 
 
 def test_prompts_state_role_inputs_and_output_schema() -> None:
@@ -422,7 +424,7 @@ def test_failure_clusters_span_tasks() -> None:
 def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> None:  # noqa: F811
     improver = {
         "name": "gemma-3-270m", "upstream": "openai", "base_url": llama_server,
-        "allow_unpriced": True, "max_edit_steps": 2, "request": {"max_tokens": 96},
+        "allow_unpriced": True, "max_edit_steps": 2, "request": {"max_tokens": 32},
     }  # fmt: skip
     ctx = llm_run(tmp_path, improver)
     children = improve(ctx, 1, ["c000"])

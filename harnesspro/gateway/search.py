@@ -131,7 +131,11 @@ class SearchAccount:
         self.check_budget()
         body = {"model": self.improver.name, "messages": messages, **self.improver.request}
         start = len(self.gateway.calls)
-        status, payload = self.gateway.chat(self.tokens[role], body)
+        try:
+            status, payload = self.gateway.chat(self.tokens[role], body)
+        except Exception as exc:  # a pluggable upstream may fail any way: never crash the run
+            self.record(role, start, attempt)
+            raise SearchUnavailable(f"the {role} call failed: {exc.__class__.__name__}") from exc
         rows = self.record(role, start, attempt)
         if status != 200:
             error = payload.get("error", {})
@@ -212,3 +216,16 @@ def write_search_costs(ledger: Ledger, reports: Path) -> Path:
     path = reports / "search_costs.csv"
     search_cost_table(ledger.search_calls()).to_csv(path, index=False)
     return path
+
+
+def describe_search_costs(ledger: Ledger) -> str:
+    """One line for the console: the run's search-cost account in total and by role."""
+    calls = ledger.search_calls()
+    if calls.empty:
+        return "search (improver) calls: none"
+    parts = []
+    for role, group in calls.groupby("role", sort=False):
+        cost = group["cost"]
+        parts.append(f"{role} {len(group)}" + ("" if cost.isna().any() else f" ${cost.sum():.4f}"))
+    total = "unknown $" if calls["cost"].isna().any() else f"${calls['cost'].sum():.4f}"
+    return f"search (improver) calls: {len(calls)}, {total} ({', '.join(parts)})"

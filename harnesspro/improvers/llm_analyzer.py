@@ -20,6 +20,7 @@ from harnesspro.records import Diagnosis
 PROMPT = "analyzer.v1"
 INSTRUCTION_CHARS = 600
 EXCERPT_CHARS = 4000
+EVIDENCE_CHARS = 200  # per rule-based diagnosis: the numbers carry the rest
 
 
 class DiagnosisOut(BaseModel):
@@ -65,8 +66,12 @@ def analyzer_inputs(traces: Sequence[Trace], candidate_id: str, inputs: Improver
         "tasks": tasks,
         "clusters": [asdict(c) for c in clusters(traces)],
         "observed": [
-            {k: v for k, v in asdict(d).items() if k != "candidate_id"} for d in analyze(traces)
-        ],
+            {
+                **{k: v for k, v in asdict(d).items() if k != "candidate_id"},
+                "evidence": d.evidence[:EVIDENCE_CHARS],
+            }
+            for d in analyze(traces)
+        ],  # fmt: skip
         "known_kinds": known_kinds(),
     }
 

@@ -132,7 +132,7 @@ class LLMEditor:
         attempt = 2 if feedback else 1
         try:
             note = self._edit(worktree, plan, feedback, attempt)
-        except (SearchUnavailable, SandboxUnavailable, OSError, ValueError) as exc:
+        except (SearchUnavailable, SandboxUnavailable, OSError, ValueError, KeyError) as exc:
             note = f"error: {exc}"
         return f"llm editor ({self.improver.name}) attempt {attempt}: {note}"[:300]
 
@@ -190,6 +190,12 @@ class LLMEditor:
 
 
 def _read(path: Path) -> list[object]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The agent's transcript; a line torn by a kill is kept as text."""
+    lines = path.read_text(errors="replace").splitlines() if path.is_file() else []
+    records: list[object] = []
+    for line in filter(str.strip, lines):
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            records.append(line)
+    return records
