@@ -132,7 +132,9 @@ def test_no_canary_reaches_any_improver(tmp_path: Path) -> None:
 def test_the_editing_agent_cannot_find_the_canaries(tmp_path: Path) -> None:
     ctx = planted_run(tmp_path)
     package = Path(harnesspro.__file__).resolve().parent  # holds the built-in tasks
-    search = f"grep -rls CANARY /tmp /run /opt /harnesspro /harness-edit; ls {package}"
+    # The canaries' exact values: a bare "CANARY" also occurs inside compiled libraries.
+    patterns = " ".join(f"-e {value}" for value in CANARIES.values())
+    search = f"grep -rlsF {patterns} /tmp /run /opt /harnesspro /harness-edit; ls {package}"
     upstream = ReplayUpstream([tool_call("bash", 0, command=search)])
     plan = Plan("c000", "cost-first", "concise_prompt", "shorter", 0.0, -0.3)
     worktree = ctx.repo.start_candidate("c001", ctx.candidates()["c000"].commit)
