@@ -1,25 +1,31 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 
 .PHONY: setup quickstart test lint clean
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 
-# Re-install whenever pyproject.toml changes.
-$(STAMP): pyproject.toml | $(VENV)/bin/python
+# Re-install whenever pyproject.toml changes. The quickstart needs only the runtime
+# dependencies; tests add the dev extras (linters, pytest, a llama.cpp server).
+$(RUNTIME): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(PY) -m pip install --quiet -e .
+	touch $(RUNTIME)
 
-setup: $(STAMP)
+$(DEV): $(RUNTIME)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(DEV)
+
+setup: $(RUNTIME)
 	@sh scripts/install_bubblewrap.sh
 
 quickstart: setup
 	$(VENV)/bin/harnesspro evolve --config configs/quickstart.yaml
 
-lint: setup
+lint: setup $(DEV)
 	$(VENV)/bin/ruff check harnesspro tests scripts
 	$(VENV)/bin/ruff format --check harnesspro tests scripts
 	$(VENV)/bin/mypy harnesspro
