@@ -83,9 +83,9 @@ def extra_prompt(name: str, text: str) -> tuple[Edit, Check]:
 
         def change(config: dict[str, Any]) -> None:
             extra = config["prompts"].setdefault("system_extra", []) or []
-            if rel not in extra:
-                extra.append(rel)
-            config["prompts"]["system_extra"] = extra
+            # Sorted: prompt additions commute, so two routes to the same set of mechanisms
+            # give the same tree and are deduplicated.
+            config["prompts"]["system_extra"] = sorted({*extra, rel})
 
         update_config(worktree, change)
 
