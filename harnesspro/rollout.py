@@ -231,7 +231,7 @@ def classify(run: SandboxResult, out_dir: Path, gateway: Gateway) -> tuple[Rollo
 
 def total_cost(gateway: Gateway) -> float | None:
     """Dollars of all calls, or None when the model is unpriced (unknown, never 0)."""
-    if gateway.price is None:
+    if gateway.price is None or any(c.cost is None and c.status == 200 for c in gateway.calls):
         return None
     return sum(call.cost or 0.0 for call in gateway.calls)
 

@@ -146,3 +146,21 @@ def test_the_provider_key_never_leaves_the_gateway() -> None:
     assert "sk-provider-secret" not in exposed
     assert "rollout-token-abcdef" not in "\n".join(gw.log)  # tokens are logged truncated only
     assert os.environ.get("OPENAI_API_KEY") != "sk-provider-secret"
+
+
+def test_a_stream_without_usage_leaves_the_cost_unknown_not_zero() -> None:
+    from harnesspro.gateway.upstream import ReplayUpstream
+
+    class NoUsage(ReplayUpstream):
+        def stream(self, request, sampling_seed):  # type: ignore[no-untyped-def, override]
+            for chunk in super().stream(request, sampling_seed):
+                if not chunk.get("usage"):
+                    yield chunk
+
+    with tempfile.TemporaryDirectory(prefix="hp-gw-") as tmp:
+        gw = Gateway(Path(tmp) / "gw.sock", NoUsage([]), "m", PRICE)
+        gw.register("rollout-token-abcdef", "seed")
+        with gw:
+            status, parts = gw.chat_stream("rollout-token-abcdef", {**BODY, "stream": True})
+            b"".join(parts)
+    assert status == 200 and gw.calls[0].cost is None

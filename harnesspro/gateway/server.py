@@ -125,7 +125,7 @@ class Gateway:
         return 200, self._relay(token, body, admitted)
 
     def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
-        started, usage, status = time.monotonic(), Usage(), 200
+        started, usage, status = time.monotonic(), None, 200
         try:
             chunks, retries = with_retries(
                 lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
@@ -139,10 +139,20 @@ class Gateway:
             status, retries = _status(exc), exc.retries
             yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
         yield sse(None)
-        self._record(token, usage, time.monotonic() - started, status, retries)
+        # An upstream that streams no usage chunk leaves the call's usage and cost unknown.
+        known = usage is not None or status != 200
+        self._record(token, usage or Usage(), time.monotonic() - started, status, retries, known)
 
-    def _record(self, token: str, usage: Usage, latency: float, status: int, retries: int) -> None:
-        cost = None if self.price is None else cost_of(usage, self.price)
+    def _record(
+        self,
+        token: str,
+        usage: Usage,
+        latency: float,
+        status: int,
+        retries: int,
+        known: bool = True,
+    ) -> None:
+        cost = None if self.price is None or not known else cost_of(usage, self.price)
         call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
             spent = self.accounts[token].spent
