@@ -14,7 +14,7 @@ import ray
 from rich.progress import Progress
 
 from harnesspro.context import RunContext
-from harnesspro.policies.scripted import script_for
+from harnesspro.policies.scripted import TaskScript, script_for
 from harnesspro.records import Candidate, RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.tasks.loader import folder_files, workspace_files
@@ -80,28 +80,47 @@ def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: in
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:20]
 
 
+@dataclass(frozen=True)
+class TaskPayload:
+    """A task's files as shipped to workers; read once per batch, not once per rollout."""
+
+    workspace: dict[str, bytes]
+    tests: dict[str, bytes]
+    script: TaskScript | None
+
+
+def task_payload(ctx: RunContext, task_id: str) -> TaskPayload:
+    task = ctx.tasks[task_id]
+    scripted = ctx.config.model.upstream == "scripted"
+    return TaskPayload(
+        workspace_files(task),
+        folder_files(task.path / "tests"),
+        script_for(task) if scripted else None,
+    )
+
+
 def rollout_inputs(
     ctx: RunContext,
     candidate: Candidate,
     harness_files: dict[str, bytes],
+    task: TaskPayload,
     task_id: str,
     attempt: int,
     epoch: int,
 ) -> RolloutInputs:
     """Everything one rollout needs, as data for a Ray worker."""
-    task = ctx.tasks[task_id]
+    meta = ctx.tasks[task_id]
     key = rollout_key(ctx, candidate, task_id, attempt)
-    scripted = ctx.config.model.upstream == "scripted"
     return RolloutInputs(
         spec=RolloutSpec(key, candidate.id, task_id, attempt, epoch),
         harness_files=harness_files,
-        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
-        script=script_for(task) if scripted else None,
+        task_json={"id": meta.id, "instruction": meta.instruction, "workdir": meta.workdir},
+        workspace_files=task.workspace,
+        test_files=task.tests,
+        script=task.script,
         model=ctx.config.model,
         price=ctx.price,
-        timeout_s=min(ctx.config.sandbox.timeout_s, task.timeout_s),
+        timeout_s=min(ctx.config.sandbox.timeout_s, meta.timeout_s),
         # Fixed per task and attempt: candidates are compared on common random numbers.
         sampling_seed=f"{ctx.config.seed}:{task_id}:{attempt}",
         token=secrets.token_hex(16),
@@ -166,7 +185,8 @@ def evaluate(
     if not todo:
         return Evaluated(0, skipped)
     files = {c.id: ctx.repo.files(c.commit) for c, _, _ in todo}
-    batch = [rollout_inputs(ctx, c, files[c.id], t, a, epoch) for c, t, a in todo]
+    payloads = {t: task_payload(ctx, t) for t in dict.fromkeys(t for _, t, _ in todo)}
+    batch = [rollout_inputs(ctx, c, files[c.id], payloads[t], t, a, epoch) for c, t, a in todo]
     ensure_ray(ctx.config.ray.num_cpus)
     names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
     with Progress(console=ctx.console, transient=True) as progress:
