@@ -88,6 +88,8 @@ class RolloutResult:
     detail: str = ""
     reason: str = ""
     """One line saying why a rollout is not `ok`."""
+    verifier_output: str = ""
+    """What the official verifier printed (its own artifact, never in the workspace copy)."""
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ SNAPSHOT_FILE_CAP = 256_000
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
 GRADING_TIMEOUT_S = 120.0
+VERIFIER_OUTPUT_CAP = 100_000
+# Verifiers never load code from a user site folder (HOME may be the agent's workspace).
+VERIFIER_ENV = {"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 class InfraError(Exception):
@@ -179,14 +182,26 @@ def _run_harness(inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path) -
     return sandbox.run(argv, mounts, env, inputs.task_json["workdir"], inputs.timeout_s)
 
 
+@dataclass(frozen=True)
+class OfficialGrade:
+    """The official verifier's verdict on a workspace, and what it printed."""
+
+    passed: bool
+    output: str
+
+
 def grade_official(
     work: Path,
     workdir: str,
     test_files: dict[str, bytes],
     tmp: Path,
     sandbox: Sandbox | None = None,
-) -> bool:
-    """Run the task's official tests/test.sh in the sandbox; pass = exit 0 and reward 1."""
+) -> OfficialGrade:
+    """Run the task's official tests/test.sh in the sandbox; pass = exit 0 and reward 1.
+
+    The tests may run the agent's programs, so they can write anywhere the workspace is
+    mounted: take the workspace snapshot before this, never after.
+    """
     sandbox = sandbox or make_sandbox("bubblewrap")
     tests = write_tree(tmp / "tests", test_files)
     logs = tmp / "logs"
@@ -197,10 +212,11 @@ def grade_official(
         Mount(logs, "/logs/verifier", True),
     ]
     argv = ["bash", sandbox.visible_path(mounts, "/tests/test.sh")]
-    result = sandbox.run(argv, mounts, {}, workdir, GRADING_TIMEOUT_S)
+    result = sandbox.run(argv, mounts, VERIFIER_ENV, workdir, GRADING_TIMEOUT_S)
     reward = logs / "reward.txt"
     rewarded = not reward.exists() or reward.read_text().strip() in ("1", "1.0")
-    return result.exit_code == 0 and rewarded
+    output = (result.stdout + result.stderr)[-VERIFIER_OUTPUT_CAP:]
+    return OfficialGrade(result.exit_code == 0 and rewarded, output)
 
 
 def _dir_size(root: Path) -> int:
@@ -264,6 +280,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             except InfraError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "infra_error", str(exc).splitlines()[0][:300]
+        workspace = snapshot(work)  # before grading: the tests run the agent's programs
         official = grade_official(
             work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox
         )
@@ -280,10 +297,11 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             cost=total_cost(gateway),
             latency_s=run.wall_s,
             n_calls=len(gateway.calls),
-            official_pass=official,
+            official_pass=official.passed,
             trajectory=trajectory,
             gateway_log="\n".join(gateway.log),
-            workspace=snapshot(work),
+            workspace=workspace,
+            verifier_output=official.output,
             detail=run.stderr[-2000:],
             reason=reason,
         )

@@ -69,6 +69,7 @@ class RunFolder:
         (folder / "trajectory.jsonl").write_text(result.trajectory)
         (folder / "gateway.jsonl").write_text(result.gateway_log)
         (folder / "stderr.txt").write_text(result.detail)
+        (folder / "verifier.txt").write_text(result.verifier_output)
         write_tree(folder / "workspace", result.workspace)
         return str(folder.relative_to(self.root))
 

@@ -34,7 +34,7 @@ def test_reference_passes_and_nothing_fails(task: Task) -> None:
     assert reference_steps(task), f"{task.id} has no reference steps"
     with tempfile.TemporaryDirectory() as tmp:
         idle = write_tree(Path(tmp) / "idle", workspace_files(task))
-        assert not grade_official(idle, task.workdir, tests, Path(tmp) / "g1")
+        assert not grade_official(idle, task.workdir, tests, Path(tmp) / "g1").passed
         done = write_tree(Path(tmp) / "done", workspace_files(task))
         run_reference(task, done)
-        assert grade_official(done, task.workdir, tests, Path(tmp) / "g2")
+        assert grade_official(done, task.workdir, tests, Path(tmp) / "g2").passed

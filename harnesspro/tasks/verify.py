@@ -107,15 +107,20 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
     files = task_files(task)
     shutil.rmtree(layout.verifier_logs, ignore_errors=True)
     layout.verifier_logs.mkdir(parents=True)
+    mounts = layout.mounts(verifier=True)
     result = sandbox.run(
         ["bash", files.test_script],
-        layout.mounts(verifier=True),
-        dict(layout.env),
+        mounts,
+        verifier_env(dict(layout.env), mounts),
         layout.workdir,
         files.verifier_timeout_s,
     )
     layout.tidy()
     reward, source = read_reward(layout.verifier_logs)
+    if killed(result.exit_code):
+        # The tests' own process was killed (by a program under test, say): a reward file
+        # written before that proves nothing.
+        reward, source = 0.0, f"the test script was killed (exit code {result.exit_code})"
     if files.layout == "terminal-bench" and not result.timed_out:
         # Terminal-Bench verifiers report by exit code, not by a reward file.
         reward, source = (1.0 if result.exit_code == 0 else 0.0), f"exit code {result.exit_code}"
@@ -128,6 +133,25 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
         reason = f"reward {reward:g} from {source}"
     output = (result.stdout + result.stderr)[-OUTPUT_TAIL:]
     return VerifierResult(reward, result.exit_code, result.timed_out, reason, output)
+
+
+def killed(exit_code: int | None) -> bool:
+    """The test script did not end by itself: stopped by the sandbox or by a signal."""
+    return exit_code is None or exit_code < 0 or exit_code >= 128
+
+
+def verifier_env(env: dict[str, str], mounts: list[Mount]) -> dict[str, str]:
+    """The task's environment minus every agent-writable folder on PATH or PYTHONPATH, and
+    without user site folders, so nothing the agent wrote is run in place of a tool."""
+    writable = [m.target.rstrip("/") + "/" for m in mounts if m.writable]
+
+    def trusted(folder: str) -> bool:
+        return bool(folder) and not any((folder.rstrip("/") + "/").startswith(w) for w in writable)
+
+    for name in ("PATH", "PYTHONPATH"):
+        if name in env:
+            env[name] = ":".join(d for d in env[name].split(":") if trusted(d))
+    return {**env, "PYTHONNOUSERSITE": "1"}
 
 
 def run_reference(task: Task, layout: Layout, sandbox: Sandbox) -> SandboxResult:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: runs /workspace/prune_plan on hidden backup lists and option sets; checks stdout, stderr, status.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import datetime, os, random, subprocess, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: inspects the archive members and content, the manifest, permissions and what is left in reports/.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, os, stat, sys, tarfile
 
 def fail(msg):

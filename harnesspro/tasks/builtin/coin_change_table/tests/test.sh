@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares /workspace/change.txt with the expected minimum coin counts and numbers of ways.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = (
     "17 2 1\n"

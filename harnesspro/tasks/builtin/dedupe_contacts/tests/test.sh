@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: recomputes the merged contacts from the (unchanged) input and compares both outputs byte for byte.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import csv, hashlib, io, sys
 
 def fail(msg):

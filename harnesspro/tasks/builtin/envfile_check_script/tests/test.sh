@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: runs /workspace/envcheck on hidden templates/env files and argument lists; checks stdout, stderr, status.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys, tempfile
 
 def fail(msg):

@@ -2,7 +2,7 @@
 # Verifier: runs the invoice CLI on hidden invoices and compares with independently computed totals.
 mkdir -p /logs/verifier
 export PYTHONDONTWRITEBYTECODE=1
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys, tempfile
 from decimal import ROUND_HALF_UP, Decimal
 

@@ -2,7 +2,7 @@
 # Verifier: runs the day counter on hidden date pairs and compares with Python's datetime.
 mkdir -p /logs/verifier
 export PYTHONDONTWRITEBYTECODE=1
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import datetime, random, subprocess, sys
 
 def fail(msg):

@@ -2,7 +2,7 @@
 # Verifier: replays hidden command sequences through the cache CLI and compares with a reference LRU model.
 mkdir -p /logs/verifier
 export PYTHONDONTWRITEBYTECODE=1
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import random, subprocess, sys
 from collections import OrderedDict
 

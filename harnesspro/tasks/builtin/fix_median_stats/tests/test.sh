@@ -2,7 +2,7 @@
 # Verifier: runs the statistics CLI on hidden inputs and compares with independently computed summaries.
 mkdir -p /logs/verifier
 export PYTHONDONTWRITEBYTECODE=1
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, statistics, subprocess, sys, tempfile
 
 def fail(msg):

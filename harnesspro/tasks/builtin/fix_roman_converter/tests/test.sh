@@ -2,7 +2,7 @@
 # Verifier: runs convert.py on hidden inputs and checks against an independent reference.
 mkdir -p /logs/verifier
 export PYTHONDONTWRITEBYTECODE=1
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import re, subprocess, sys
 
 def fail(msg):

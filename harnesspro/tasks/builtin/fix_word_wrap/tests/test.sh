@@ -2,7 +2,7 @@
 # Verifier: runs the wrapper on hidden texts and widths and compares with an independent greedy filler.
 mkdir -p /logs/verifier
 export PYTHONDONTWRITEBYTECODE=1
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import random, re, subprocess, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: exact comparison of /workspace/flat.txt with the expected flattening.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = """cache.backend=redis
 cache.ttl=300

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks the main and release/1.x histories of /workspace/lib, the cherry-pick trailer and both tags.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 
 REPO = "/workspace/lib"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks commit graph, messages, trees (by blob id), branches and the tag of /workspace/proj.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 
 REPO = "/workspace/proj"

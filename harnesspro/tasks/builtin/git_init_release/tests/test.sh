@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: inspects the repository in /workspace/proj with git plumbing commands.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 
 REPO = "/workspace/proj"

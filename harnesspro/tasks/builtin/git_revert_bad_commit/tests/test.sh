@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks the four commits of /workspace/service (messages, trees by blob id), the revert body and the tag.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 
 REPO = "/workspace/service"

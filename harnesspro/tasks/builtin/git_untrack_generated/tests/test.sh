@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks both commits of /workspace/app (trees by blob id), the .gitignore and the files left on disk.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 
 REPO = "/workspace/app"

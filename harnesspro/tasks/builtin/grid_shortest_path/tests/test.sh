@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: exact comparison with the precomputed cost (Dijkstra), move count (BFS) and reachable-cell count.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = "409\n311\n8775\n"
 try:

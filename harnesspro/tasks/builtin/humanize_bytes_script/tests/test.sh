@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: runs /workspace/humanize on hidden argument lists and checks stdout, stderr and exit status.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 from fractions import Fraction
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: rebuilds the expected CSV from the (unchanged) JSON input, byte for byte.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, json, sys
 from decimal import Decimal, ROUND_HALF_UP
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: structural comparison of the JSON report and exact comparison of the orphan list.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import json, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares /workspace/toc.md with the expected table of contents.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = (
     '- [Tidyclock Field Guide](#tidyclock-field-guide)\n'

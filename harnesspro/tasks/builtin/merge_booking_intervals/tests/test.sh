@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: exact comparison of the merged busy periods.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 EXPECTED = """Atlas 07:10-07:40
 Atlas 08:30-10:30

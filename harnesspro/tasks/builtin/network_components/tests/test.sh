@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: recomputes the clusters from the (unchanged) inputs with a BFS and compares /workspace/clusters.txt.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, sys
 from collections import deque
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: exact file names, unchanged contents and modes in /workspace/inbox.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, os, stat, sys
 
 def fail(msg):

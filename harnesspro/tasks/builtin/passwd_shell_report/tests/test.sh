@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares /workspace/shells.txt with the expected per-shell counts of regular accounts.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = ("109 /bin/bash\n47 /bin/sh\n45 /usr/bin/zsh\n40 /usr/sbin/nologin\n"
             "26 /usr/bin/fish\n19 /bin/false\n6 /bin/dash\n")

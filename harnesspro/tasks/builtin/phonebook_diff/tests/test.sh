@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: recomputes the directory diff from the (unchanged) inputs and compares both outputs.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares /workspace/monthly.csv with the expected pivot table.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = (
     "station,2023-01,2023-02,2023-03,2023-04,2023-05,2023-06\n"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks the redacted copy (by hash) and the per-domain counts.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, re, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks the current link, the modes in the active release's bin/ and the links in /workspace/bin.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, stat, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares the schedule and the CPU timeline with the expected round-robin simulation (quantum 4).
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 SCHEDULE = (
     'J18 171 43 36\n'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: exact comparison of the per-region totals of paid orders.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = ("region,orders,revenue\n"
             "North,83,5619.95\n"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks the batch output and runs /workspace/bump on inputs the instruction did not show.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import os, subprocess, sys
 
 BUMP = "/workspace/bump"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: exact comparison of both build orders (smallest-ready-first topological sort).
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 
 def fail(msg):

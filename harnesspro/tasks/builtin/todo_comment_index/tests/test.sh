@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares the TODO index and the per-owner counts with the expected content.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 EXPECTED = {
     "/workspace/todos.tsv": (

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: compares /workspace/top_ips.txt with the expected top-5 failing clients.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import sys
 expected = "17 10.0.1.167\n13 10.0.6.109\n11 10.0.4.55\n8 10.0.3.121\n8 10.0.7.19\n"
 try:

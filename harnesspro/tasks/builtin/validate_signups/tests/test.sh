@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: re-validates the (unchanged) input independently and compares valid.csv and rejects.txt.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, json, re, sys
 
 def fail(msg):

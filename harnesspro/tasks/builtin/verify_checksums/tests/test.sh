@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: checks failed.txt, unlisted.txt and which files ended up in downloads/ and quarantine/ (by content hash).
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, os, sys
 
 def fail(msg):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: runs /workspace/wordfreq.py on the sample and on inputs the instruction did not show.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import collections, os, random, re, subprocess, sys, tempfile
 
 SCRIPT = "/workspace/wordfreq.py"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Verifier: inspects the release zip (members, compression, content), the manifest and the zip checksum.
 mkdir -p /logs/verifier
-python3 - <<'PYEOF'
+python3 -I - <<'PYEOF'
 import hashlib, os, sys, zipfile
 
 def fail(msg):

@@ -1,0 +1,91 @@
+"""Run the shipped adversarial harness against tasks: a verifier it fools is broken.
+
+The adversary (harnesspro/harnesses/adversarial) solves nothing; it plants stdlib shadows,
+pytest hooks, interpreter hooks, fake executables and a /tests thief in the workspace. Built-in
+tasks are attacked through the real rollout path; external Harbor tasks through the task
+runtime that `tasks validate` uses (layout + official verifier).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnesspro.config import ModelConfig
+from harnesspro.records import RolloutSpec, Task
+from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.sandbox import Mount, Sandbox
+from harnesspro.tasks.dockerfile import NeedsContainer
+from harnesspro.tasks.loader import folder_files, workspace_files
+from harnesspro.tasks.verify import environment_of, prepare, run_verifier
+
+ADVERSARY = Path(__file__).resolve().parents[1] / "harnesses" / "adversarial"
+
+
+@dataclass(frozen=True)
+class Attack:
+    """The outcome of attacking one task."""
+
+    task_id: str
+    fooled: bool | None
+    """True: the verifier passed work nobody did; None: the task could not run here."""
+    leaked: tuple[str, ...] = ()
+    """Workspace artifact files that hold copies of the task's tests."""
+    reason: str = ""
+
+
+def attack_rollout(task: Task, sandbox: str = "bubblewrap") -> Attack:
+    """The adversary as a harness in a real rollout (built-in tasks)."""
+    tests = folder_files(task.path / "tests")
+    inputs = RolloutInputs(
+        spec=RolloutSpec(f"adversary-{task.id}", "adversary", task.id, 0, 0),
+        harness_files=folder_files(ADVERSARY),
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        workspace_files=workspace_files(task),
+        test_files=tests,
+        script=None,
+        model=ModelConfig(),
+        price=None,
+        timeout_s=60,
+        sampling_seed="adversary",
+        token="adversary-token-0123456789abcdef",
+        sandbox=sandbox,
+    )
+    result = run_rollout(inputs)
+    secret = [data for data in tests.values() if len(data) > 64]
+    leaked = tuple(
+        rel
+        for rel, data in result.workspace.items()
+        if ".stolen" in rel or any(s in data for s in secret)
+    )
+    return Attack(task.id, bool(result.official_pass), leaked, result.reason)
+
+
+def attack_layout(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Attack:
+    """The adversary run in the task's own layout, then the official verifier (Harbor tasks)."""
+    environment = environment_of(task)
+    if isinstance(environment, NeedsContainer):
+        return Attack(task.id, None, reason=environment.reason)
+    with tempfile.TemporaryDirectory(prefix="hp-adversary-") as name:
+        tmp = Path(name)
+        layout = prepare(task, environment, tmp / "layout", cache)
+        (tmp / "out").mkdir()
+        (tmp / "task").mkdir()
+        task_json = {"id": task.id, "instruction": task.instruction, "workdir": task.workdir}
+        (tmp / "task" / "task.json").write_text(json.dumps(task_json))
+        extra = [
+            Mount(ADVERSARY, "/harness"),
+            Mount(tmp / "task", "/harnesspro/task"),
+            Mount(tmp / "out", "/harnesspro/out", writable=True),
+        ]
+        env = dict(layout.env)
+        env["HARNESSPRO_TASK"] = sandbox.visible_path(extra, "/harnesspro/task/task.json")
+        env["HARNESSPRO_OUT"] = sandbox.visible_path(extra, "/harnesspro/out")
+        argv = [sys.executable, sandbox.visible_path(extra, "/harness/agent.py")]
+        sandbox.run(argv, layout.mounts(extra=extra), env, layout.workdir, 60)
+        layout.tidy()
+        verdict = run_verifier(task, layout, sandbox)
+    return Attack(task.id, verdict.passed, reason=verdict.reason)

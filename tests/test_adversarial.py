@@ -1,0 +1,70 @@
+"""The shipped adversarial harness solves nothing and tries to fool the verifier (stdlib
+shadows, pytest and interpreter hooks, fake executables, a /tests thief): it must score 0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harnesspro.records import Task
+from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.tasks.adversary import attack_layout, attack_rollout
+from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.verify import killed, verifier_env
+
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def builtin(task_id: str) -> Task:
+    return next(t for t in load_suite("builtin") if t.id == task_id)
+
+
+def test_stdlib_shadows_do_not_pass_a_python_verifier() -> None:
+    # fix_lru_cache's verifier imports random and subprocess: before `python3 -I` a planted
+    # random.py exiting 0 passed it with no work done.
+    attack = attack_rollout(builtin("fix_lru_cache"))
+    assert attack.fooled is False, attack.reason
+
+
+def test_tests_copied_while_grading_never_reach_the_artifacts() -> None:
+    # fix_roman_converter's verifier runs the agent's own test file: the thief copies /tests
+    # into the workspace then, after the snapshot.
+    attack = attack_rollout(builtin("fix_roman_converter"))
+    assert attack.fooled is False and attack.leaked == ()
+
+
+def test_verifier_environment_drops_agent_writable_folders() -> None:
+    mounts = [Mount("/h/ws", "/workspace", True), Mount("/h/tools", "/opt/tools")]
+    env = {"PATH": "/workspace/bin:/opt/tools/bin:/usr/bin:", "PYTHONPATH": "/workspace"}
+    assert verifier_env(env, mounts) == {
+        "PATH": "/opt/tools/bin:/usr/bin",
+        "PYTHONPATH": "",
+        "PYTHONNOUSERSITE": "1",
+    }
+
+
+@pytest.mark.parametrize(
+    ("code", "was_killed"), [(0, False), (1, False), (137, True), (None, True)]
+)
+def test_a_killed_test_script_is_not_trusted(code: int | None, was_killed: bool) -> None:
+    assert killed(code) is was_killed
+
+
+@pytest.mark.slow
+def test_adversary_scores_zero_on_every_builtin_task() -> None:
+    attacks = [attack_rollout(task) for task in load_suite("builtin")]
+    assert len(attacks) == 40
+    assert [a.task_id for a in attacks if a.fooled] == []
+    assert [a.task_id for a in attacks if a.leaked] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["termigen-dev", "termigen-apt-dev"])
+def test_adversary_scores_zero_on_external_dev_sets(name: str) -> None:
+    folder = DATASETS / name
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent (shared datasets)")
+    attacks = [attack_layout(task, Bubblewrap()) for task in load_suite(str(folder))]
+    assert any(a.fooled is not None for a in attacks)  # some tasks ran here
+    assert [a.task_id for a in attacks if a.fooled] == []
