@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harnesspro.atomic import write_text_atomic
 from harnesspro.config import ConfigError, RunConfig, dump_config
 from harnesspro.records import RolloutResult
 from harnesspro.rollout import write_tree
@@ -18,6 +22,39 @@ def default_run_dir(config: RunConfig) -> Path:
     """runs/<name>-<hash of the resolved config>: the same command finds the same folder."""
     digest = hashlib.sha256(dump_config(config).encode()).hexdigest()[:8]
     return Path("runs") / f"{config.name}-{digest}"
+
+
+# Locks this process holds, by run folder: the descriptor must stay open to keep the lock.
+_HELD: dict[Path, int] = {}
+
+
+class RunLocked(ConfigError):
+    """Another process holds the run folder."""
+
+
+def lock_folder(root: Path) -> None:
+    """Take the run folder's exclusive lock for the life of this process (again: no-op).
+
+    flock, not a PID file: the kernel drops the lock when the holder dies, even by kill -9,
+    so a crashed run never blocks its own resume.
+    """
+    if root in _HELD:
+        return
+    fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            raise
+        raise RunLocked(
+            f"{root} is in use by another harnesspro process (PID {holder}); wait for it to "
+            "finish, or pass another --run-dir."
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _HELD[root] = fd
 
 
 @dataclass(frozen=True)
@@ -46,21 +83,23 @@ class RunFolder:
         return self.root / "synth_tests" / f"{task_id}.json"
 
     def open(self, config: RunConfig) -> None:
-        """Create the folder, or check that an existing one holds the same config."""
+        """Create the folder and lock it, or check that an existing one holds the same config."""
         path = self.root / "config.yaml"
         text = dump_config(config)
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock_folder(self.root)
         if path.exists():
             if path.read_text() != text:
                 raise ConfigError(
                     f"{self.root} holds a run with a different config; pass a new --run-dir."
                 )
             return
-        self.root.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        write_text_atomic(path, text)
 
     def write_splits(self, splits: Splits) -> None:
         """splits.json: the coreset, validation and test task ids of this run."""
-        (self.root / "splits.json").write_text(json.dumps(asdict(splits), indent=2) + "\n")
+        text = json.dumps(asdict(splits), indent=2) + "\n"
+        write_text_atomic(self.root / "splits.json", text)
 
     def save_rollout(self, result: RolloutResult) -> str:
         """Write a rollout's artifacts; returns the folder relative to the run."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,3 +44,12 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
 @pytest.fixture
 def scripted_model() -> ModelConfig:
     return ModelConfig()
+
+
+def wait_for_file(path: Path, proc: subprocess.Popen[str], limit_s: float = 600.0) -> None:
+    """Block until `path` exists, failing if `proc` ends first (a bound, not a timing check)."""
+    deadline = time.monotonic() + limit_s
+    while not path.exists():
+        assert proc.poll() is None, f"process ended with {proc.returncode} before {path}"
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.1)

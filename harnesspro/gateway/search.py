@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from harnesspro.atomic import atomic_path
 from harnesspro.config import ConfigError, ImproverConfig, Price, RunConfig
 from harnesspro.gateway.budget import RolloutBudget
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
@@ -214,7 +215,8 @@ def write_search_costs(ledger: Ledger, reports: Path) -> Path:
     """reports/search_costs.csv: the search-cost account by epoch and role, with a total."""
     reports.mkdir(parents=True, exist_ok=True)
     path = reports / "search_costs.csv"
-    search_cost_table(ledger.search_calls()).to_csv(path, index=False)
+    with atomic_path(path) as tmp:
+        search_cost_table(ledger.search_calls()).to_csv(tmp, index=False)
     return path
 
 

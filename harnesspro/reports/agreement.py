@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from harnesspro.atomic import write_text_atomic
+
 
 @dataclass(frozen=True)
 class Agreement:
@@ -84,7 +86,7 @@ def write_agreement(folder: Path, by_split: dict[str, Agreement]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "agreement.json"
     body = {name: asdict(a) for name, a in by_split.items()}
-    path.write_text(json.dumps({"positive_class": "failure", **body}, indent=2) + "\n")
+    write_text_atomic(path, json.dumps({"positive_class": "failure", **body}, indent=2) + "\n")
     return path
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harnesspro.atomic import write_text_atomic
 from harnesspro.metrics import on_split, search_rollouts
 
 
@@ -59,7 +60,7 @@ def write_budget(report: BudgetReport, folder: Path) -> Path:
     """reports/budget.json."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "budget.json"
-    path.write_text(json.dumps(asdict(report), indent=2) + "\n")
+    write_text_atomic(path, json.dumps(asdict(report), indent=2) + "\n")
     return path
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from harnesspro.atomic import atomic_path
 from harnesspro.metrics import cost_table, search_rollouts
 from harnesspro.reports.pareto_plot import draw_front, front_frame
 
@@ -30,9 +31,12 @@ def write_epoch_reports(
     )
     level = ctx.config.evaluation.confidence
     draw_front(frame, f"Pareto front after epoch {selected.epoch}", folder / "pareto.html", level)
-    frame.to_csv(folder / "front.csv", index=False)
+    with atomic_path(folder / "front.csv") as tmp:
+        frame.to_csv(tmp, index=False)
     rollouts = search_rollouts(ctx.ledger.rollouts())
     epoch_rollouts = rollouts[rollouts["epoch"] == selected.epoch]
-    cost_table(epoch_rollouts).to_csv(folder / "costs.csv", index=False)
+    with atomic_path(folder / "costs.csv") as tmp:
+        cost_table(epoch_rollouts).to_csv(tmp, index=False)
     plans = ctx.ledger.plans()
-    plans[plans["epoch"] == selected.epoch].to_csv(folder / "plans.csv", index=False)
+    with atomic_path(folder / "plans.csv") as tmp:
+        plans[plans["epoch"] == selected.epoch].to_csv(tmp, index=False)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 from rich.table import Table
 
+from harnesspro.atomic import atomic_path, write_text_atomic
 from harnesspro.evaluate import FinalReport
 from harnesspro.reports.money import dollars
 
@@ -40,8 +41,9 @@ def write_final(report: FinalReport, folder: Path) -> tuple[Path, Path]:
     """reports/final.json and reports/final.csv."""
     folder.mkdir(parents=True, exist_ok=True)
     as_json, as_csv = folder / "final.json", folder / "final.csv"
-    as_json.write_text(json.dumps(_clean(asdict(report)), indent=2) + "\n")
-    final_frame(report).to_csv(as_csv, index=False)
+    write_text_atomic(as_json, json.dumps(_clean(asdict(report)), indent=2) + "\n")
+    with atomic_path(as_csv) as tmp:
+        final_frame(report).to_csv(tmp, index=False)
     return as_json, as_csv
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
+from harnesspro.atomic import atomic_path
 from harnesspro.records import Candidate, Score
 from harnesspro.uncertainty import Uncertainty
 
@@ -130,5 +131,6 @@ def draw_front(frame: pd.DataFrame, title: str, path: Path, level: float = 0.9) 
         yaxis_tickformat=".0%",
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.write_html(path, include_plotlyjs=True, full_html=True)
+    with atomic_path(path) as tmp:
+        fig.write_html(tmp, include_plotlyjs=True, full_html=True)
     return path
