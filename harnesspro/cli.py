@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from collections.abc import Sequence
@@ -15,8 +16,10 @@ from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.scorer import FrozenTestChanged
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
+from harnesspro.tasks.toolenv import ToolEnvError
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
@@ -199,9 +202,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(soft_wrap=True)  # long paths and log lines stay copy-pastable
     try:
         return COMMANDS[args.command](args, console)
-    except (ConfigError, TaskError, RunNotFound, SandboxUnavailable) as exc:
+    except (ConfigError, TaskError, RunNotFound, SandboxUnavailable, ToolEnvError) as exc:
         print(f"harnesspro: {exc}", file=sys.stderr)
         return 2
+    except FrozenTestChanged as exc:
+        print(f"harnesspro: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not disk_full(exc):
+            raise
+        print(
+            "harnesspro: no space left on the disk; free some space, then re-run the same "
+            "command to resume (finished rollouts are kept).",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether `exc` (or what caused it) is a full disk or quota: from the OS, from SQLite,
+    or from a git subprocess's message."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(seen)
+        if "database or disk is full" in text or "No space left on device" in text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 if __name__ == "__main__":

@@ -23,13 +23,13 @@ class _Strict(BaseModel):
 class Price(_Strict):
     """Dollars per million tokens."""
 
-    input: float
+    input: float = Field(..., ge=0)
     """Uncached input tokens."""
-    cached_input: float = 0.0
+    cached_input: float = Field(0.0, ge=0)
     """Input tokens served from the provider's prefix cache."""
-    cache_write: float = 0.0
+    cache_write: float = Field(0.0, ge=0)
     """Input tokens written to the cache (providers that bill it)."""
-    output: float
+    output: float = Field(..., ge=0)
     """Output tokens, reasoning included."""
 
 
@@ -235,6 +235,11 @@ def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
         data = yaml.safe_load(path.read_text()) or {}
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file; check the --config path.") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory; pass the YAML config file.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise ConfigError(f"{path}: cannot read it ({why}); fix the --config path.") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__}); fix it.") from None
     if not isinstance(data, dict):

@@ -67,6 +67,11 @@ class RunContext:
                 config.tasks.split_seed,
                 config.coreset.size,
             )
+        if not splits.coreset:
+            raise ConfigError(
+                f"tasks.suite {config.tasks.suite}: no task to evolve on ({len(tasks)} loadable "
+                "tasks); point it at a folder of task folders."
+            )
         run.open(config)
         run.write_splits(splits)
         ledger = Ledger(run.ledger)

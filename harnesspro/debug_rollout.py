@@ -7,7 +7,7 @@ import secrets
 from pathlib import Path
 
 from harnesspro.config import ConfigError, ModelConfig, Price, load_config
-from harnesspro.gateway.prices import lookup_price
+from harnesspro.context import model_price
 from harnesspro.harness.validate import static_problem
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
@@ -17,14 +17,14 @@ from harnesspro.tasks.loader import folder_files, load_task, workspace_files
 FREE = Price(input=0.0, output=0.0)
 
 
-def model_settings(model: str, config: Path | None) -> tuple[ModelConfig, Price]:
+def model_settings(model: str, config: Path | None) -> tuple[ModelConfig, Price | None]:
     """`scripted` needs nothing; other models come from a run config's model/prices."""
     if config is None:
         if model != "scripted":
             raise ConfigError(f"--model {model} needs --config FILE with its model section.")
         return ModelConfig(), FREE
     run = load_config(config)
-    return run.model, lookup_price(run.model.name, run.prices)
+    return run.model, model_price(run)
 
 
 def debug_rollout(

@@ -86,8 +86,16 @@ class RunFolder:
         """Create the folder and lock it, or check that an existing one holds the same config."""
         path = self.root / "config.yaml"
         text = dump_config(config)
-        self.root.mkdir(parents=True, exist_ok=True)
-        lock_folder(self.root)
+        if self.root.exists() and not self.root.is_dir():
+            raise ConfigError(f"{self.root}: is a file, not a run folder; pass another --run-dir.")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            lock_folder(self.root)
+        except OSError as exc:
+            raise ConfigError(
+                f"{self.root}: cannot create or write the run folder ({exc.strerror}); "
+                "pass a writable --run-dir."
+            ) from None
         if path.exists():
             if path.read_text() != text:
                 raise ConfigError(

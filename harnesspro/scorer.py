@@ -34,7 +34,10 @@ def load_frozen(ctx: RunContext) -> dict[str, SynthTest]:
     for task_id, (digest, rel) in ctx.ledger.frozen_tests().items():
         test = SynthTest.from_json((ctx.run.root / rel).read_text())
         if test.sha256 != digest:
-            raise FrozenTestChanged(f"{ctx.run.root / rel}: changed after it was frozen.")
+            raise FrozenTestChanged(
+                f"{ctx.run.root / rel}: changed after it was frozen; restore it, or start a "
+                "new run folder."
+            )
         tests[task_id] = test
     return tests
 
