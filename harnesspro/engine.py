@@ -15,7 +15,7 @@ from rich.progress import Progress
 
 from harnesspro.context import RunContext
 from harnesspro.policies.scripted import TaskScript, script_for
-from harnesspro.records import Candidate, RolloutResult, RolloutSpec
+from harnesspro.records import Candidate, RolloutResult, RolloutSpec, Usage
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.tasks.loader import folder_files, workspace_files
 
@@ -33,9 +33,24 @@ def ensure_ray(num_cpus: int) -> None:
         ray.init(num_cpus=num_cpus, include_dashboard=False, **quiet)
 
 
-@ray.remote(num_cpus=1, max_retries=2)
+# No silent re-runs by Ray: a lost attempt's spend would never be recorded. A worker that dies
+# comes back as an infrastructure error with unknown spend, and run_all retries it in view.
+@ray.remote(num_cpus=1, max_retries=0)
 def _remote_rollout(inputs: RolloutInputs) -> RolloutResult:
     return run_rollout(inputs)
+
+
+def _collect(ref: ray.ObjectRef, inputs: RolloutInputs) -> RolloutResult:
+    """The rollout's result, or an infrastructure error when its Ray worker failed."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayError as exc:
+        reason = f"the Ray worker failed ({exc.__class__.__name__}); its spend is unknown"
+        return RolloutResult(
+            key=inputs.spec.key, status="infra_error", usage=Usage(), cost=None,
+            latency_s=0.0, n_calls=0, official_pass=None, trajectory="", gateway_log="",
+            workspace={}, reason=reason,
+        )  # fmt: skip
 
 
 def run_all(
@@ -44,11 +59,13 @@ def run_all(
     max_in_flight: int,
     infra_retries: int = 1,
     should_stop: Callable[[], bool] = lambda: False,
+    on_discard: Callable[[RolloutInputs, RolloutResult, int], None] = lambda i, r, t: None,
 ) -> bool:
     """Run every rollout of `batch`, calling `on_result` in the driver as each one finishes.
 
     Rollouts that end in an infrastructure fault are resubmitted up to `infra_retries` times;
-    the last result is reported either way, so nothing is silently dropped. When
+    the last result is reported either way, so nothing is silently dropped; a result that
+    is retried goes to `on_discard` (with its try number), so its spend is recorded. When
     `should_stop()` turns true (a run budget is spent) nothing new is submitted and the
     rollouts in flight are collected: that is the bound on overshoot. Returns False then.
     """
@@ -65,8 +82,9 @@ def run_all(
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
             inputs, tries = pending.pop(ref)
-            result = ray.get(ref)
+            result = _collect(ref, inputs)
             if result.status == "infra_error" and tries < infra_retries:
+                on_discard(inputs, result, tries)
                 queue.append((inputs, tries + 1))
             else:
                 on_result(inputs, result)
@@ -203,6 +221,7 @@ def evaluate(
             max_in_flight=2 * ctx.config.ray.num_cpus,
             infra_retries=ctx.config.gateway.infra_retries,
             should_stop=dollar_cap_reached(ctx) if split != "test" else lambda: False,
+            on_discard=lambda i, r, t: ctx.ledger.record_discarded(i.spec, r, split, t),
         )
     if not finished:
         reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"

@@ -143,6 +143,7 @@ def run_reports(ctx: RunContext) -> list[str]:
         ctx.config.evaluation.max_rollouts,
         ctx.ledger.meta("stopped"),
         ctx.config.budget.max_target_dollars,
+        ctx.ledger.discarded(),
     )
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())

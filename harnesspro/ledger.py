@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS plans (
 CREATE TABLE IF NOT EXISTS intervals (
   epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
   p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
+CREATE TABLE IF NOT EXISTS discarded (
+  key TEXT, try INTEGER, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
+  split TEXT, status TEXT, uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER,
+  output INTEGER, reasoning INTEGER, cost REAL, n_calls INTEGER, reason TEXT, created REAL,
+  PRIMARY KEY (key, try));
 CREATE TABLE IF NOT EXISTS search_calls (
   epoch INTEGER, role TEXT, attempt INTEGER, model TEXT, status INTEGER, retries INTEGER,
   uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER, output INTEGER,
@@ -128,6 +133,24 @@ class Ledger:
             f"INSERT OR REPLACE INTO rollouts ({ROLLOUT_COLUMNS}) VALUES ({placeholders})", [row]
         )
 
+    def record_discarded(
+        self, spec: RolloutSpec, result: RolloutResult, split: str, tried: int
+    ) -> None:
+        """A rollout attempt that ended in an infrastructure error and is run again: never
+        scored, but its spend is real and counts against the caps."""
+        u = result.usage
+        row = (
+            spec.key, tried, spec.candidate_id, spec.task_id, spec.attempt, spec.epoch, split,
+            result.status, u.uncached_input, u.cached_input, u.cache_write, u.output,
+            u.reasoning, result.cost, result.n_calls, result.reason, time.time(),
+        )  # fmt: skip
+        placeholders = ", ".join("?" * len(row))
+        self._write(f"INSERT OR REPLACE INTO discarded VALUES ({placeholders})", [row])
+
+    def discarded(self) -> pd.DataFrame:
+        """Every discarded (re-run) rollout attempt and what it spent."""
+        return pd.read_sql_query("SELECT * FROM discarded ORDER BY created", self.db)
+
     def rollout_keys(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT key FROM rollouts")}
 
@@ -138,9 +161,12 @@ class Ledger:
         )
 
     def search_dollars(self) -> float:
-        """Target-model dollars of every rollout outside the test split (unknown cost = 0)."""
+        """Known target-model dollars of every rollout outside the test split, discarded
+        (re-run) attempts included; an unknown cost adds nothing it cannot name."""
         row = self.db.execute(
-            "SELECT COALESCE(SUM(cost), 0) FROM rollouts WHERE COALESCE(split, '') != 'test'"
+            "SELECT (SELECT COALESCE(SUM(cost), 0) FROM rollouts "
+            "WHERE COALESCE(split, '') != 'test') + "
+            "(SELECT COALESCE(SUM(cost), 0) FROM discarded WHERE split != 'test')"
         ).fetchone()
         return float(row[0])
 

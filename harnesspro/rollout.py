@@ -17,7 +17,7 @@ from typing import Any
 from harnesspro.config import ModelConfig, Price
 from harnesspro.gateway.budget import RolloutBudget
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
-from harnesspro.gateway.retry import RetryPolicy
+from harnesspro.gateway.retry import RetryPolicy, fitted
 from harnesspro.gateway.server import BUDGET_STATUS, Gateway
 from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
@@ -142,11 +142,13 @@ def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[s
 
 
 def make_upstream(inputs: RolloutInputs) -> Upstream:
-    """The upstream for this rollout's model config; provider keys stay in this process."""
+    """The upstream for this rollout's model config; provider keys stay in this process.
+    Each attempt's timeout is sized so that a retry still fits in the rollout's time."""
     if inputs.model.upstream == "scripted":
         return ScriptedUpstream(ScriptedPolicy([inputs.script] if inputs.script else []))
     key = os.environ.get(inputs.model.api_key_env or "", "")
-    return OpenAIUpstream(inputs.model.base_url, key)
+    _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
+    return OpenAIUpstream(inputs.model.base_url, key, timeout_s=attempt_s)
 
 
 def _harness_mounts(inputs: RolloutInputs, tmp: Path, gateway_dir: Path) -> list[Mount]:
@@ -223,10 +225,18 @@ def _dir_size(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def classify(run: SandboxResult, out_dir: Path, gateway: Gateway) -> tuple[RolloutStatus, str]:
-    """Status and a one-line reason; infrastructure faults win over harness faults."""
+def classify(
+    run: SandboxResult, out_dir: Path, gateway: Gateway, calls_pending: int = 0
+) -> tuple[RolloutStatus, str]:
+    """Status and a one-line reason; infrastructure faults win over harness faults.
+
+    `calls_pending`: model calls still unanswered when the harness run ended.
+    """
     if any(call.status == 502 for call in gateway.calls):
         return "infra_error", "the model upstream kept failing after retries (see gateway.jsonl)"
+    if run.timed_out and calls_pending:
+        # The harness was waiting on the model, not working: the time ran out on our side.
+        return "infra_error", f"{run.reason} while a model call was still unanswered"
     if run.timed_out:
         return "timeout", run.reason
     if run.reason:
@@ -246,8 +256,9 @@ def classify(run: SandboxResult, out_dir: Path, gateway: Gateway) -> tuple[Rollo
 
 
 def total_cost(gateway: Gateway) -> float | None:
-    """Dollars of all calls, or None when the model is unpriced (unknown, never 0)."""
-    if gateway.price is None or any(c.cost is None and c.status == 200 for c in gateway.calls):
+    """Dollars of all calls, or None when the model is unpriced or any call's spend is
+    unknown (an unreadable answer, a broken stream, a call cut off): never 0 for unknown."""
+    if gateway.price is None or any(c.cost is None for c in gateway.calls):
         return None
     return sum(call.cost or 0.0 for call in gateway.calls)
 
@@ -265,15 +276,16 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
         upstream = upstream or make_upstream(inputs)
+        retry, _ = fitted(inputs.retry, inputs.timeout_s)
         gateway = Gateway(
             gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price, inputs.budget,
-            inputs.retry,
+            retry,
         )  # fmt: skip
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:
             try:
                 run = _run_harness(inputs, sandbox, tmp, gateway_dir)
-                status, reason = classify(run, tmp / "out", gateway)
+                status, reason = classify(run, tmp / "out", gateway, gateway.in_flight)
             except HarnessError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "harness_error", str(exc)

@@ -46,7 +46,9 @@ def score_pending(ctx: RunContext) -> None:
     """Grade every rollout that has no verdict yet with its task's frozen test."""
     tests = load_frozen(ctx)
     rollouts = ctx.ledger.rollouts()
-    pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests))]
+    # Infrastructure errors are never scored: the work was cut short by our side.
+    fault = rollouts["status"] == "infra_error"
+    pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]
     verdicts = {
         key: score(tests[task_id], ctx.run.workspace(key))
         for key, task_id in zip(pending["key"], pending["task_id"], strict=True)

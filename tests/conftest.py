@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,8 +14,13 @@ import ray
 import yaml
 
 from harnesspro.config import ModelConfig, Price
+from harnesspro.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.gateway.retry import RetryPolicy
+from harnesspro.gateway.server import Gateway
 
 SCRIPTED_PRICE = Price(input=1.25, cached_input=0.125, output=10.0)
+FAKE_PRICE = Price(input=2.0, cached_input=0.5, output=8.0)
+FAST_RETRY = RetryPolicy(max_attempts=3, base_s=0.01, cap_s=1.0, budget_s=5.0)
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +60,15 @@ def wait_for_file(path: Path, proc: subprocess.Popen[str], limit_s: float = 600.
         assert proc.poll() is None, f"process ended with {proc.returncode} before {path}"
         assert time.monotonic() < deadline, f"{path} never appeared"
         time.sleep(0.1)
+
+
+@contextmanager
+def gateway_to(base_url: str, **kwargs: object) -> Iterator[Gateway]:
+    """A gateway on a temporary socket, forwarding to `base_url` (a fake provider)."""
+    with tempfile.TemporaryDirectory(prefix="hp-gw-") as tmp:
+        upstream = OpenAIUpstream(base_url, "sk-provider-secret", timeout_s=1.0)
+        options = {"retry": FAST_RETRY, **kwargs}
+        gw = Gateway(Path(tmp) / "gw.sock", upstream, "fake-model", FAKE_PRICE, **options)  # type: ignore[arg-type]
+        gw.register("rollout-token-abcdef", "seed")
+        with gw:
+            yield gw

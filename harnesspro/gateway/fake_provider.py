@@ -27,20 +27,34 @@ OK = {
         "prompt_tokens_details": {"cached_tokens": 1024},
     },
 }
+OK_TOKENS = 1230  # OK's usage: 1200 prompt tokens (1024 of them cached) + 30 completion
 
 
 class FakeProvider:
     """Answers each request with the next scripted behaviour, then with OK.
 
     Behaviours: ("ok",), ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
-    ("stream",) - a streamed answer whose last chunk carries usage.
+    ("stream",) - a streamed answer whose last chunk carries usage, ("no_choices",) - a 200
+    answer with usage but no choices, ("cut",) - a stream cut off before its usage chunk.
+
+    `served_tokens` counts the tokens of every answer that reported usage, as a provider
+    would bill them; `unmetered` counts answers that were billed without a readable usage
+    (malformed, cut off).
     """
 
     def __init__(self, behaviours: list[tuple[Any, ...]]) -> None:
         self.behaviours = list(behaviours)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.served_tokens = 0
+        self.unmetered = 0
+        self._lock = threading.Lock()
         provider = self
+
+        def bill(tokens: int = 0, unmetered: int = 0) -> None:
+            with provider._lock:
+                provider.served_tokens += tokens
+                provider.unmetered += unmetered
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -72,7 +86,24 @@ class FakeProvider:
                 self.wfile.write(data)
 
             def _ok(self) -> None:
+                bill(OK_TOKENS)
                 self._send(200, json.dumps(OK).encode())
+
+            def _no_choices(self) -> None:
+                bill(OK_TOKENS)
+                self._send(200, json.dumps({"id": "x", "usage": OK["usage"]}).encode())
+
+            def _cut(self) -> None:
+                bill(unmetered=1)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0,
+                         "model": "fake-model",
+                         "choices": [{"index": 0, "delta": {"content": "hel"}}]}  # fmt: skip
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.close_connection = True
 
             def _status(self, code: int, retry_after: float | None) -> None:
                 headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
@@ -80,12 +111,14 @@ class FakeProvider:
                 self._send(code, json.dumps(error).encode(), headers)
 
             def _malformed(self) -> None:
+                bill(unmetered=1)
                 self._send(200, b'{"choices": [')
 
             def _hang(self, seconds: float) -> None:
                 time.sleep(seconds)
 
             def _stream(self) -> None:
+                bill(OK_TOKENS)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")

@@ -48,7 +48,10 @@ class OpenAIUpstream:
         except openai.APIStatusError as exc:
             headers = {k.lower(): v for k, v in exc.response.headers.items()}
             raise UpstreamError(exc.status_code, _message(exc), _retry_after(headers)) from None
-        except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+        except openai.APITimeoutError as exc:
+            # The request went out: the provider may be generating (and billing) an answer.
+            raise UpstreamError(0, f"{exc.__class__.__name__}: {exc}", maybe_billed=True) from None
+        except openai.APIConnectionError as exc:
             raise UpstreamError(0, f"{exc.__class__.__name__}: {exc}") from None
 
     def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
@@ -56,9 +59,16 @@ class OpenAIUpstream:
         try:
             body = response.json()
         except (json.JSONDecodeError, ValueError):
-            raise UpstreamError(0, "upstream answered with malformed JSON") from None
+            # A 200 answer was sent and billed, but its usage cannot be read: unknown, not 0.
+            raise UpstreamError(
+                0, "upstream answered with malformed JSON", maybe_billed=True
+            ) from None
         if not isinstance(body, dict) or "choices" not in body:
-            raise UpstreamError(0, "upstream answer has no choices")
+            usage = body.get("usage") if isinstance(body, dict) else None
+            known = usage if isinstance(usage, dict) else None
+            raise UpstreamError(
+                0, "upstream answer has no choices", usage=known, maybe_billed=known is None
+            )
         return body
 
     def stream(self, request: Mapping[str, Any], sampling_seed: str) -> Iterator[dict[str, Any]]:
@@ -66,7 +76,8 @@ class OpenAIUpstream:
         try:
             yield from parse_sse(response.iter_lines())
         except (json.JSONDecodeError, httpx.HTTPError) as exc:
-            raise UpstreamError(0, f"stream broke off: {exc.__class__.__name__}") from None
+            message = f"stream broke off: {exc.__class__.__name__}"
+            raise UpstreamError(0, message, maybe_billed=True) from None
 
 
 def _message(exc: openai.APIStatusError) -> str:

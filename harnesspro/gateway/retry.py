@@ -7,7 +7,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -16,11 +16,23 @@ RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 class UpstreamError(Exception):
     """An upstream failure: HTTP status (0 = no response), an OpenAI-style body, Retry-After."""
 
-    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        retry_after: float | None = None,
+        usage: dict[str, Any] | None = None,
+        maybe_billed: bool = False,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
         self.retries = 0
+        self.usage = usage
+        """The usage a failed reply still reported (a 200 answer that did not parse, say)."""
+        self.maybe_billed = maybe_billed
+        """The upstream may have generated (and billed) tokens we cannot count: a reply cut
+        off, unparseable, or timed out after the request was sent."""
 
     @property
     def transient(self) -> bool:
@@ -44,6 +56,21 @@ class RetryPolicy:
         if error.retry_after is not None:
             return min(max(error.retry_after, 0.0), self.cap_s)
         return rng.uniform(0, min(self.cap_s, self.base_s * 2**retry))
+
+
+MIN_ATTEMPT_S = 1.0
+MAX_ATTEMPT_S = 120.0
+
+
+def fitted(policy: RetryPolicy, rollout_timeout_s: float) -> tuple[RetryPolicy, float]:
+    """The retry policy and per-attempt timeout for a rollout of `rollout_timeout_s`, so that
+    one hung attempt, the wait and a retry fit inside the rollout's time: each attempt gets
+    at most a quarter of it, and the waits of one call at most another quarter."""
+    quarter = rollout_timeout_s / 4
+    attempt_s = max(MIN_ATTEMPT_S, min(MAX_ATTEMPT_S, quarter))
+    budget_s = min(policy.budget_s, quarter)
+    cap_s = min(policy.cap_s, budget_s)
+    return RetryPolicy(policy.max_attempts, policy.base_s, cap_s, budget_s), attempt_s
 
 
 def with_retries(

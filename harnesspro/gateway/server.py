@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import socketserver
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from harnesspro.config import Price
 from harnesspro.gateway.budget import RolloutBudget, Spent
@@ -25,15 +26,34 @@ from harnesspro.gateway.upstream import Upstream
 from harnesspro.gateway.usage import normalise_usage
 from harnesspro.records import ModelCall, Usage
 
+T = TypeVar("T")
 BUDGET_STATUS = 402  # not retried by OpenAI clients, unlike 429
 
 
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A harness killed mid-call (its rollout timed out) closes the socket: not an error.
+        if not isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            super().handle_error(request, client_address)
+
 
 def _error(message: str, kind: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": kind, "code": kind}}
+
+
+@dataclass
+class Attempts:
+    """What the failed upstream attempts of one call cost: their reported usage, and whether
+    any of them may have been billed for tokens nobody can count."""
+
+    usage: Usage = field(default_factory=Usage)
+    unknown: bool = False
+
+    def add(self, error: UpstreamError) -> None:
+        self.usage = self.usage + normalise_usage(error.usage)
+        self.unknown = self.unknown or error.maybe_billed
 
 
 @dataclass
@@ -68,6 +88,9 @@ class Gateway:
         self.calls: list[ModelCall] = []
         self.log: list[str] = []
         self._lock = threading.Lock()
+        self.in_flight = 0
+        """Calls being answered right now (a rollout killed with one pending is our fault)."""
+        self._closed = False
         self._server = _UnixHTTPServer(str(socket_path), _handler_for(self))
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -82,6 +105,13 @@ class Gateway:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            # A call still waiting on the upstream may be billed: its spend is unknown.
+            for _ in range(self.in_flight):
+                call = ModelCall(self.model, Usage(), None, 0.0, 0, 0)
+                self.calls.append(call)
+                self.log.append(json.dumps({"token": "in-flight", **call_fields(call)}))
+            self._closed = True
         self._server.shutdown()
         self._server.server_close()
         self.socket_path.unlink(missing_ok=True)
@@ -104,17 +134,31 @@ class Gateway:
         admitted = self._admit(token, body)
         if not isinstance(admitted, Account):
             return admitted
-        started = time.monotonic()
+        started, failed = time.monotonic(), Attempts()
+        self._begin()
         try:
             response, retries = with_retries(
-                lambda: self.upstream.complete(body, admitted.sampling_seed), self.retry
+                _counting(lambda: self.upstream.complete(body, admitted.sampling_seed), failed),
+                self.retry,
             )
         except UpstreamError as exc:
-            self._record(token, Usage(), time.monotonic() - started, _status(exc), exc.retries)
-            return _status(exc), _error(f"upstream failed: {exc}", "upstream_error")
-        usage = normalise_usage(response.get("usage"))
-        self._record(token, usage, time.monotonic() - started, 200, retries)
+            elapsed = time.monotonic() - started
+            status = _status(exc)
+            self._record(token, failed.usage, elapsed, status, exc.retries, not failed.unknown)
+            return status, _error(f"upstream failed: {exc}", "upstream_error")
+        finally:
+            self._end()
+        usage = failed.usage + normalise_usage(response.get("usage"))
+        self._record(token, usage, time.monotonic() - started, 200, retries, not failed.unknown)
         return 200, response
+
+    def _begin(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+
+    def _end(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def chat_stream(self, token: str, body: Any) -> tuple[int, Iterator[bytes]]:
         """Forward one streaming request chunk by chunk; usage comes from the last chunk."""
@@ -125,10 +169,14 @@ class Gateway:
         return 200, self._relay(token, body, admitted)
 
     def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
-        started, usage, status = time.monotonic(), None, 200
+        started, usage, status, failed = time.monotonic(), None, 200, Attempts()
+        self._begin()
         try:
             chunks, retries = with_retries(
-                lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
+                _counting(
+                    lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
+                    failed,
+                ),
                 self.retry,
             )
             for chunk in chunks:
@@ -137,11 +185,15 @@ class Gateway:
                 yield sse(chunk)
         except UpstreamError as exc:
             status, retries = _status(exc), exc.retries
+            failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
             yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
+        finally:
+            self._end()
         yield sse(None)
-        # An upstream that streams no usage chunk leaves the call's usage and cost unknown.
-        known = usage is not None or status != 200
-        self._record(token, usage or Usage(), time.monotonic() - started, status, retries, known)
+        # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
+        known = not failed.unknown and (usage is not None or status != 200)
+        total = failed.usage + (usage or Usage())
+        self._record(token, total, time.monotonic() - started, status, retries, known)
 
     def _record(
         self,
@@ -155,6 +207,8 @@ class Gateway:
         cost = None if self.price is None or not known else cost_of(usage, self.price)
         call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
+            if self._closed:
+                return  # counted as in flight (unknown) when the gateway closed
             spent = self.accounts[token].spent
             spent.calls += status != BUDGET_STATUS
             spent.tokens += usage.total
@@ -166,6 +220,19 @@ class Gateway:
 def _status(exc: UpstreamError) -> int:
     """What the harness sees for an upstream failure: 502 for transient ones, else as sent."""
     return 502 if exc.transient else exc.status
+
+
+def _counting(call: Callable[[], T], failed: Attempts) -> Callable[[], T]:
+    """`call`, noting what each failed attempt cost before the retry loop sees the error."""
+
+    def attempt() -> T:
+        try:
+            return call()
+        except UpstreamError as error:
+            failed.add(error)
+            raise
+
+    return attempt
 
 
 def _first_and_rest(chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:

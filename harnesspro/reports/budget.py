@@ -37,16 +37,21 @@ def budget_report(
     max_rollouts: int | None,
     stopped: str | None,
     max_target_dollars: float | None = None,
+    discarded: pd.DataFrame | None = None,
 ) -> BudgetReport:
-    """Spend from the ledger's rollouts; every recorded rollout counts, infra faults too."""
+    """Spend from the ledger's rollouts; every recorded rollout counts, infra faults too, and
+    so do the `discarded` attempts (infrastructure errors that were run again)."""
     search, final = search_rollouts(rollouts), on_split(rollouts, "test")
+    re_run = discarded if discarded is not None else pd.DataFrame({"split": [], "cost": []})
+    search_costs = pd.concat([search["cost"], search_rollouts(re_run)["cost"]])
+    final_costs = pd.concat([final["cost"], on_split(re_run, "test")["cost"]])
     return BudgetReport(
         search=(
             Spend("rollouts", max_rollouts, float(len(search))),
-            Spend("target_dollars", max_target_dollars, _dollars(search["cost"])),
+            Spend("target_dollars", max_target_dollars, _dollars(search_costs)),
         ),
         final_rollouts=len(final),
-        final_dollars=_dollars(final["cost"]),
+        final_dollars=_dollars(final_costs),
         stopped=stopped,
     )
 
