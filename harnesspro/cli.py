@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars
@@ -80,9 +81,12 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.runfolder import RunFolder, default_run_dir
 
     config = load_config(args.config, args.set)
-    Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
+    if config.sandbox.backend == "bubblewrap":
+        Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
     run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
     console.print(f"run folder: {run.root}")
+    for note in unenforced_limits():  # said once, at start
+        console.print(f"warning: sandbox limit not enforced here: {note}", markup=False)
     ctx = RunContext.open(config, run, console)
     if ctx.ledger.meta("status") == "complete":
         console.print("this run is complete; nothing to do (reports below).")

@@ -28,6 +28,7 @@ from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 SNAPSHOT_FILE_CAP = 256_000
+SNAPSHOT_TOTAL_CAP = 10_000_000  # bytes of one rollout's workspace copy in the run folder
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
 GRADING_TIMEOUT_S = 120.0
@@ -77,16 +78,18 @@ def write_tree(root: Path, files: dict[str, bytes]) -> Path:
     return root
 
 
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Small files of the working directory after the run (input to the frozen tests)."""
-    files = {}
+def snapshot(root: Path, total_cap: int = SNAPSHOT_TOTAL_CAP) -> dict[str, bytes]:
+    """Small files of the working directory after the run (input to the frozen tests), at
+    most `total_cap` bytes in all: files past the cap (in path order) are left out."""
+    files, total = {}, 0
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
-        small = (
-            path.is_file() and not path.is_symlink() and path.stat().st_size <= SNAPSHOT_FILE_CAP
-        )
-        if small and ".git/" not in rel + "/":
+        if not path.is_file() or path.is_symlink() or ".git/" in rel + "/":
+            continue
+        size = path.stat().st_size
+        if size <= SNAPSHOT_FILE_CAP and total + size <= total_cap:
             files[rel] = path.read_bytes()
+            total += size
     return files
 
 

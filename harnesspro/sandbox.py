@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Protocol
 
-from harnesspro.cgroup import PidsCgroup
+from harnesspro.cgroup import SandboxCgroup
 
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 
@@ -41,7 +41,8 @@ class Mount:
 @dataclass(frozen=True)
 class Limits:
     memory_mb: int = 4096
-    """Address-space cap of every sandboxed process."""
+    """Memory of the whole sandbox (all its processes and its /tmp) when a memory cgroup can
+    be made; always also the address-space cap of each process and the size of /tmp."""
     max_pids: int = 512
     """Processes alive at once (needs a writable pids cgroup; stops fork bombs)."""
     output_keep: int = 1_000_000
@@ -59,6 +60,8 @@ class SandboxResult:
     wall_s: float
     reason: str = ""
     """Why the sandbox stopped the run early ('' when it ended by itself)."""
+    peak_memory: int | None = None
+    """Most bytes the sandbox's processes held at once (None: no memory cgroup to measure)."""
 
 
 class Sandbox(Protocol):
@@ -104,12 +107,18 @@ def _system_args() -> list[str]:
 
 
 def bwrap_argv(
-    argv: Sequence[str], mounts: Sequence[Mount], env: Mapping[str, str], cwd: str
+    argv: Sequence[str],
+    mounts: Sequence[Mount],
+    env: Mapping[str, str],
+    cwd: str,
+    tmp_bytes: int | None = None,
 ) -> list[str]:
-    """The full bubblewrap command line; the host environment is never inherited."""
+    """The full bubblewrap command line; the host environment is never inherited.
+    `tmp_bytes` sizes the sandbox's /tmp (a tmpfs is RAM: it counts against memory)."""
     args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]
+    sized = ["--size", str(tmp_bytes)] if tmp_bytes else []
     # Empty /tmp and /run first: the interpreter (a venv under /tmp, say) is bound after them.
-    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    args += ["--dev", "/dev", "--proc", "/proc", *sized, "--tmpfs", "/tmp", "--tmpfs", "/run"]
     args += _system_args()
     for mount in mounts:
         args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
@@ -140,7 +149,7 @@ class _Capture:
         return self.kept.decode("utf-8", errors="replace")
 
 
-def _preexec(cgroup: PidsCgroup, memory_bytes: int) -> None:
+def _preexec(cgroup: SandboxCgroup, memory_bytes: int) -> None:
     cgroup.join()
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
@@ -152,8 +161,8 @@ def run_limited(
     timeout_s: float,
     limits: Limits,
 ) -> SandboxResult:
-    """Run a command in its own session and pids cgroup, enforcing every limit."""
-    cgroup = PidsCgroup(limits.max_pids)
+    """Run a command in its own session and cgroup, enforcing every limit."""
+    cgroup = SandboxCgroup(limits.max_pids, limits.memory_mb * 1024 * 1024)
     started = time.monotonic()
     proc = subprocess.Popen(
         command,
@@ -177,6 +186,7 @@ def run_limited(
             time.sleep(0.005)
     if reason:
         _kill(proc)
+    peak = cgroup.peak_memory()
     cgroup.kill_all()
     proc.wait()
     return SandboxResult(
@@ -186,6 +196,7 @@ def run_limited(
         stderr=err.text(),
         wall_s=time.monotonic() - started,
         reason=reason,
+        peak_memory=peak,
     )
 
 
@@ -213,7 +224,7 @@ class Bubblewrap:
         cwd: str,
         timeout_s: float,
     ) -> SandboxResult:
-        command = bwrap_argv(argv, mounts, env, cwd)
+        command = bwrap_argv(argv, mounts, env, cwd, self.limits.memory_mb * 1024 * 1024)
         return run_limited(
             command, {"PATH": os.environ.get("PATH", "")}, None, timeout_s, self.limits
         )

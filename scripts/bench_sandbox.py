@@ -1,5 +1,5 @@
 """Sandbox start + teardown overhead per rollout: median of 20 runs of `true` under
-bubblewrap (with a rollout's mounts, pids cgroup and limits) against the same command run
+bubblewrap (with a rollout's mounts, cgroup and limits) against the same command run
 directly. Usage: .venv/bin/python scripts/bench_sandbox.py [RUNS]"""
 
 from __future__ import annotations

@@ -1,0 +1,54 @@
+"""Limits per sandbox, not per process: memory over all processes (and /tmp), snapshot size."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnesspro.cgroup import SandboxCgroup
+from harnesspro.rollout import snapshot
+from harnesspro.sandbox import Bubblewrap, Limits
+
+GIB = 1024**3
+# Three processes each touching 1.5 GiB: under a 2 GiB per-process address-space cap each
+# would succeed alone, so only a cap over the whole sandbox stops them.
+HOG = """
+import subprocess, sys, time
+code = ("b = bytearray(3 * 2**29); b[::4096] = b'x' * len(b[::4096]); "
+        "print('held', flush=True); __import__('time').sleep(3)")
+procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
+print("exits", [p.wait() for p in procs], flush=True)
+"""
+
+
+def memory_cgroup_available() -> bool:
+    probe = SandboxCgroup(16, 64 * 1024 * 1024)
+    probe.kill_all()
+    return probe.memory is not None
+
+
+@pytest.mark.skipif(not memory_cgroup_available(), reason="no writable memory cgroup here")
+def test_three_processes_of_1_5_gib_are_held_to_a_2_gib_sandbox(tmp_path: Path) -> None:
+    result = Bubblewrap(Limits(memory_mb=2048)).run(
+        [sys.executable, "-c", HOG], [], {}, "/tmp", 120
+    )
+    assert result.peak_memory is not None
+    # Measured: the sandbox never held more than its cap (the three would need 4.5 GiB).
+    assert result.peak_memory <= 2 * GIB
+    assert result.stdout.count("held") < 3 or "exits [0, 0, 0]" not in result.stdout
+
+
+@pytest.mark.skipif(not memory_cgroup_available(), reason="no writable memory cgroup here")
+def test_the_sandbox_tmp_counts_against_its_memory() -> None:
+    fill = "dd if=/dev/zero of=/tmp/fill bs=1M count=400 status=none; echo rc=$?"
+    result = Bubblewrap(Limits(memory_mb=256)).run(["bash", "-c", fill], [], {}, "/tmp", 60)
+    assert "rc=0" not in result.stdout  # 400 MB of /tmp does not fit in 256 MB
+
+
+def test_snapshot_is_capped_in_total(tmp_path: Path) -> None:
+    for i in range(5):
+        (tmp_path / f"f{i}.bin").write_bytes(b"x" * 100)
+    kept = snapshot(tmp_path, total_cap=250)
+    assert sorted(kept) == ["f0.bin", "f1.bin"]  # 200 bytes; a third file would pass 250
