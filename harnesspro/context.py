@@ -82,8 +82,30 @@ class RunContext:
         return {c.id: c for c in self.ledger.candidates()}
 
     def scores(self) -> dict[str, Score]:
-        """Train-split (coreset) scores of every candidate, by the frozen tests."""
-        return candidate_scores(self.ledger.rollouts(), self.splits.coreset)
+        """Train-split (coreset) scores of every complete candidate, by the frozen tests:
+        a candidate a budget cap cut short is never compared (see `incomplete`)."""
+        scores = candidate_scores(self.ledger.rollouts(), self.splits.coreset)
+        left_out = set(self.incomplete())
+        return {cid: s for cid, s in scores.items() if cid not in left_out}
+
+    def incomplete(self) -> list[str]:
+        """Candidates (not the seed, the reference) missing a coreset task x attempt."""
+        rollouts = self.ledger.rollouts()
+        coreset = rollouts[rollouts["split"].fillna("coreset") == "coreset"]
+        need = {
+            (t, a)
+            for t in self.splits.coreset
+            for a in range(self.config.evolution.rollouts_per_task)
+        }
+        have: dict[str, set[tuple[str, int]]] = {}
+        for cid, task, attempt in zip(
+            coreset["candidate_id"], coreset["task_id"], coreset["attempt"], strict=True
+        ):
+            have.setdefault(str(cid), set()).add((str(task), int(attempt)))
+        return sorted(
+            c.id for c in self.ledger.candidates()
+            if c.id != SEED_ID and not need <= have.get(c.id, set())
+        )  # fmt: skip
 
     def seed(self) -> Candidate:
         """The seed candidate, committed to the run's harness repository once."""

@@ -61,6 +61,12 @@ def intervals(ctx: RunContext) -> dict[str, Uncertainty]:
 
 def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     """Select, validate the picks, record, report and print the epoch's operating points."""
+    left_out = ctx.incomplete()
+    if left_out:
+        ctx.console.print(
+            f"  incomplete (a budget cap cut them short; not compared): {', '.join(left_out)}",
+            markup=False,
+        )
     selected = select(ctx, epoch)
     note_stop(ctx, epoch, validate(ctx, selected.parents, epoch, rollout_cap(ctx)), "validation")
     spread = intervals(ctx)

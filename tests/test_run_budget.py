@@ -7,6 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from harnesspro.cli import main
 from tests.conftest import tiny_config
 
@@ -32,3 +34,33 @@ def test_target_dollar_cap_stops_the_run_gracefully(tmp_path: Path, ray_session:
     dollars = next(s for s in report["search"] if s["name"] == "target_dollars")
     assert dollars["cap"] == cap and dollars["spent"] >= cap
     assert (run_dir / "reports" / "epoch-0" / "pareto.html").is_file()
+
+
+def test_candidates_a_cap_cut_short_are_never_compared(
+    tmp_path: Path, ray_session: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Enough for the seed's epoch 0, not for all of epoch 1's children.
+    config = tiny_config(
+        tmp_path,
+        budget={"max_target_dollars": 0.2},
+        evaluation={"final": False, "validation_rollouts": 0},
+        evolution={"epochs": 1, "rollouts_per_task": 2},
+    )
+    run_dir = tmp_path / "run"
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        counts = dict(
+            db.execute(
+                "SELECT candidate_id, count(*) FROM rollouts WHERE split = 'coreset' GROUP BY 1"
+            ).fetchall()
+        )
+        picked = {c for (c,) in db.execute("SELECT candidate_id FROM selections")}
+    short = {cid for cid, n in counts.items() if n < 3 * 2}  # 3 coreset tasks x G = 2
+    assert short, f"the cap cut no candidate short: {counts}"  # the case under test happened
+    assert not short & picked
+    front = (run_dir / "reports" / "epoch-1" / "front.csv").read_text()
+    assert not any(cid in front for cid in short)
+    assert (
+        f"incomplete (a budget cap cut them short; not compared): {', '.join(sorted(short))}"
+        in capsys.readouterr().out
+    )
