@@ -53,7 +53,7 @@ class RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
         if config.evolution.improver == "llm":
-            from harnesspro.gateway.search import improver_price
+            from harnesspro.search.account import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything
         tasks = {t.id: t for t in load_suite(config.tasks.suite)}

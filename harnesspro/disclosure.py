@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harnesspro.analyzer import Trace
 from harnesspro.context import RunContext
 from harnesspro.metrics import on_split
-from harnesspro.records import Candidate, Score
+from harnesspro.records import Candidate, Score, Trace
 from harnesspro.validation import validation_scores
 
 DIFF_CHARS = 3000  # a diff longer than this is cut: planners read what changed, not files

@@ -13,20 +13,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from harnesspro import disclosure
-from harnesspro.analyzer import Trace, prevalence
+from harnesspro.analyzer.rules import Trace, prevalence
 from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs, improver_inputs
-from harnesspro.gateway.search import (
+from harnesspro.gateway.upstream import Upstream
+from harnesspro.planner.catalog import check_prediction
+from harnesspro.records import Candidate, Plan
+from harnesspro.roles import CatalogImprover, Improver, LLMImprover
+from harnesspro.search.account import (
     SearchAccount,
     describe_search_costs,
     improver_price,
     make_improver_upstream,
     write_search_costs,
 )
-from harnesspro.gateway.upstream import Upstream
-from harnesspro.improvers.roles import CatalogImprover, Improver, LLMImprover
-from harnesspro.planner import check_prediction
-from harnesspro.records import Candidate, Plan
 
 
 def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:

@@ -138,3 +138,25 @@ class Score:
     cost_per_task: float
     tokens_per_task: float
     n_rollouts: int
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One train-split rollout as the improvers may see it."""
+
+    key: str
+    candidate_id: str
+    task_id: str
+    passed: bool
+    trajectory: str
+    output_tokens: int
+    n_calls: int
+    uncached_input: int = 0
+    cached_input: int = 0
+    status: str = "ok"
+
+    @property
+    def cached_share(self) -> float | None:
+        """Share of input tokens the provider served from its prefix cache."""
+        total = self.uncached_input + self.cached_input
+        return self.cached_input / total if total else None

@@ -17,20 +17,21 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from harnesspro.analyzer import Trace, analyze, clusters, task_stats, token_parts
+from harnesspro.analyzer import llm as llm_analyzer
+from harnesspro.analyzer.rules import Trace, analyze, clusters, task_stats, token_parts
 from harnesspro.config import load_config
 from harnesspro.context import RunContext, seed_template
 from harnesspro.disclosure import improver_inputs
-from harnesspro.editor import apply_plan_or_catalog
-from harnesspro.gateway.search import SearchAccount, describe_search_costs, write_search_costs
+from harnesspro.editor.apply import apply_plan_or_catalog
+from harnesspro.editor.llm import LLMEditor
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.improve import improve, search_account
-from harnesspro.improvers import llm_analyzer, llm_planner
-from harnesspro.improvers.llm import load_prompt
-from harnesspro.improvers.llm_editor import LLMEditor
 from harnesspro.mechanisms.catalog import CATALOG, CONCISE_PROMPT
+from harnesspro.planner import llm as llm_planner
 from harnesspro.records import ModelCall, Plan, RolloutResult, RolloutSpec, Usage
 from harnesspro.runfolder import RunFolder
+from harnesspro.search.account import SearchAccount, describe_search_costs, write_search_costs
+from harnesspro.search.ask import load_prompt
 from tests.conftest import tiny_config
 from tests.test_real_endpoint import llama_server  # noqa: F401  (its module-scoped fixture)
 

@@ -24,14 +24,14 @@ from typing import Any
 from harnesspro.gateway.streaming import to_chunks
 from harnesspro.gateway.upstream import PrefixCache, envelope
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
-from harnesspro.planner import Prediction, preference
+from harnesspro.planner.catalog import Prediction, preference
 from harnesspro.records import DIRECTIVES
 
 Message = dict[str, Any]
 
 
 def _inputs(messages: list[Message]) -> Any:
-    from harnesspro.improvers.llm import extract_json
+    from harnesspro.search.ask import extract_json
 
     first_user = next(m for m in messages if m.get("role") == "user")
     return json.loads(extract_json(str(first_user.get("content") or "")))

@@ -12,11 +12,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnesspro.disclosure import ImproverInputs
-from harnesspro.gateway.search import SearchAccount
-from harnesspro.improvers.llm import ask_json, load_prompt, render
 from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner import excluded, lineage, plan_for, predict
+from harnesspro.planner.catalog import excluded, lineage, plan_for, predict
 from harnesspro.records import DIRECTIVES, Diagnosis, Directive, Plan, Score
+from harnesspro.search.account import SearchAccount
+from harnesspro.search.ask import ask_json, load_prompt, render
 
 PROMPT = "planner.v1"
 DIFF_BUDGET = 12_000  # characters of diffs per request, most recent first

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.config import ImproverConfig
-from harnesspro.gateway.search import SearchAccount, SearchUnavailable
-from harnesspro.improvers.llm import load_prompt, render
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.records import Plan
 from harnesspro.rollout import FORWARDER, GATEWAY_PORT
 from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
+from harnesspro.search.account import SearchAccount, SearchUnavailable
+from harnesspro.search.ask import load_prompt, render
 
 PROMPT = "editor.v1"
-EDIT_AGENT = Path(__file__).with_name("edit_agent.py")
+EDIT_AGENT = Path(__file__).with_name("agent.py")
 SKIPPED = (".git", "__pycache__")
 FILE_CAP = 1_000_000  # bytes; larger files the agent wrote are not synced back
 LAYOUT = (
