@@ -81,3 +81,7 @@ class HarnessRepo:
 
     def diff_stat(self, parent: str, child: str) -> str:
         return str(self.repo.git.diff("--shortstat", parent, child))
+
+    def changed_files(self, parent: str, child: str) -> list[str]:
+        """Paths that differ between two commits."""
+        return [p for p in str(self.repo.git.diff("--name-only", parent, child)).splitlines() if p]
