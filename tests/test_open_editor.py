@@ -5,14 +5,16 @@ discarded after one retry), the in-effect comparison, and plan verdicts."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from harnesspro.context import RunContext
-from harnesspro.editor.apply import apply_plan_or_catalog
+from harnesspro.config import ConfigError, load_config
+from harnesspro.context import RunContext, seed_template
+from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
 from harnesspro.editor.llm import LLMEditor
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.harness.effect import Signature, first_difference
@@ -20,7 +22,7 @@ from harnesspro.improve import improve, search_account
 from harnesspro.planner.memory import Difference, Pairs, measure, paired_difference
 from harnesspro.records import Plan
 from harnesspro.search.account import SearchAccount
-from tests.conftest import llm_run, reply, tool_call
+from tests.conftest import llm_run, reply, tiny_config, tool_call
 
 Opened = tuple[RunContext, ReplayUpstream, SearchAccount]
 HOOK_MODULE = """def tag_results(agent, text):
@@ -44,18 +46,16 @@ def opened(tmp_path: Path) -> Iterator[Opened]:
         yield ctx, upstream, account
 
 
-def seed_yaml_with_hook(ctx: object) -> str:
-    text = (ctx.repo.root / "harness.yaml").read_text()  # type: ignore[attr-defined]
-    lines = [
-        HOOKED_YAML_LINE if ln.startswith("  on_tool_result:") else ln for ln in text.split("\n")
-    ]
-    return "\n".join(lines)
+def seed_yaml_with_hook(ctx: RunContext) -> str:
+    lines = (ctx.repo.root / "harness.yaml").read_text().split("\n")
+    hooked = [HOOKED_YAML_LINE if ln.startswith("  on_tool_result:") else ln for ln in lines]
+    return "\n".join(hooked)
 
 
-def edit_with(ctx: object, account: SearchAccount, plan: Plan):  # type: ignore[no-untyped-def]
-    seed = ctx.candidates()["c000"]  # type: ignore[attr-defined]
+def edit_with(ctx: RunContext, account: SearchAccount, plan: Plan) -> Edit:
+    seed = ctx.candidates()["c000"]
     editor = LLMEditor(account, account.improver)
-    return apply_plan_or_catalog(plan, seed, ctx.repo, [seed], "c001", 1, editor)  # type: ignore[attr-defined]
+    return apply_plan_or_catalog(plan, seed, ctx.repo, [seed], "c001", 1, editor)
 
 
 def test_a_new_hook_file_is_accepted(opened: Opened) -> None:
@@ -186,3 +186,38 @@ def test_paired_difference_against_hand_computation() -> None:
                  pairs.parent_cost * 0.5)  # fmt: skip
     halved = paired_difference(same, resamples=200)
     assert (halved.pass_lo, halved.pass_hi, halved.cost_lo, halved.cost_hi) == (0, 0, -0.5, -0.5)
+
+
+# -- evolving the user's own harness ---------------------------------------------------------------
+def own_harness(tmp_path: Path, with_yaml: bool = True) -> Path:
+    harness = tmp_path / "my-harness"
+    shutil.copytree(seed_template(), harness, ignore=shutil.ignore_patterns("__pycache__"))
+    (harness / "prompts" / "system.md").write_text("MY-OWN-SEED-PROMPT: use bash.\n")
+    if not with_yaml:
+        (harness / "harness.yaml").unlink()
+    return harness
+
+
+def test_a_run_starts_from_the_users_harness(tmp_path: Path) -> None:
+    ctx = llm_run(tmp_path, harness={"seed": str(own_harness(tmp_path))})
+    files = ctx.repo.files(ctx.candidates()["c000"].commit)
+    assert files["prompts/system.md"] == b"MY-OWN-SEED-PROMPT: use bash.\n"
+    children = improve(ctx, 1, ["c000"])
+    assert children  # catalog examples and free ideas apply: its files are seed-style
+
+
+def test_catalog_edits_need_their_files(tmp_path: Path) -> None:
+    ctx = llm_run(tmp_path, harness={"seed": str(own_harness(tmp_path, with_yaml=False))})
+    seed = ctx.candidates()["c000"]
+    plan = Plan("c000", "cost-first", "concise_prompt", "r", 0.0, -0.3)
+    edit = apply_plan(plan, seed, ctx.repo, [seed], "c001", 1)
+    assert edit.candidate is None
+    assert edit.note == (
+        "discarded: the edit failed: ValueError: catalog edits need the seed-style "
+        "harness.yaml, which this harness lacks"
+    )
+
+
+def test_a_seed_without_manifest_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"harness\.seed.*has no harness\.toml"):
+        load_config(tiny_config(tmp_path, harness={"seed": str(tmp_path)}))

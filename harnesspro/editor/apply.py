@@ -41,6 +41,8 @@ def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
     """Apply the plan's catalog mechanism (feedback cannot change a deterministic edit)."""
     if plan.kind != "catalog" or plan.mechanism not in CATALOG:
         raise ValueError(f"{plan.mechanism} is a free-form plan: the catalog cannot edit it")
+    if not (worktree / "harness.yaml").is_file():
+        raise ValueError("catalog edits need the seed-style harness.yaml, which this harness lacks")
     CATALOG[plan.mechanism].apply(worktree)
 
 
@@ -90,8 +92,11 @@ def apply_plan(
     feedback, how = "", None
     for _ in range(EDIT_ATTEMPTS):
         worktree = repo.start_candidate(new_id, parent.commit)
-        how = edit(worktree, plan, feedback)
-        feedback = _validate(worktree, plan, repo, parent)
+        try:
+            how = edit(worktree, plan, feedback)
+            feedback = _validate(worktree, plan, repo, parent)
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # e.g. a file it needs is absent
+            feedback = f"the edit failed: {exc.__class__.__name__}: {exc}"[:300]
         if not feedback:
             break
         repo.discard(new_id)
