@@ -199,6 +199,11 @@ def record_effects(ctx: RunContext, epoch: int) -> None:
         effect = measure(plan, diff, pairs.unit, confounders)
         ctx.ledger.record_effect(epoch, parent, plan.directive, effect)
         held = check_prediction(plan, scores[parent], scores[child])[2]
+        ctx.repo.annotate(
+            ctx.candidates()[str(child)].commit,
+            f"measured ({plan.directive}: {plan.mechanism}): {effect.why} -> {effect.verdict}; "
+            f"prediction {'held' if held else 'missed'}",
+        )
         ctx.console.print(
             f"  check {child} ({plan.mechanism}): pass {effect.d_pass:+.3f} "
             f"(predicted {plan.predicted_pass:+.3f}), cost {_pct(effect.d_cost)} "
