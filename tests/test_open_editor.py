@@ -14,11 +14,13 @@ import pytest
 
 from harnesspro.config import ConfigError, load_config
 from harnesspro.context import RunContext, seed_template
+from harnesspro.disclosure import improver_inputs
 from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
 from harnesspro.editor.llm import LLMEditor
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.harness.effect import Signature, first_difference
 from harnesspro.improve import improve, search_account
+from harnesspro.planner import llm as llm_planner
 from harnesspro.planner.memory import Difference, Pairs, measure, paired_difference
 from harnesspro.records import Plan
 from harnesspro.search.account import SearchAccount
@@ -221,3 +223,60 @@ def test_catalog_edits_need_their_files(tmp_path: Path) -> None:
 def test_a_seed_without_manifest_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"harness\.seed.*has no harness\.toml"):
         load_config(tiny_config(tmp_path, harness={"seed": str(tmp_path)}))
+
+
+# -- the llm planner's free-form answers ----------------------------------------------------------
+def free_answer(coreset: list[str], **first: object) -> str:
+    plans = [
+        {"directive": "cost-first", "name": "trim-listing", "levers": ["context management"],
+         "change": "Add an on_tool_result hook that cuts `ls -la` output to names only.",
+         "files": ["agent/listing.py", "harness.yaml"], "rationale": "exploration 92%",
+         "predicted_pass": 0.0, "predicted_cost": -0.1, "expected_flips": [coreset[0]]},
+        {"directive": "balanced", "name": "concise_prompt", "levers": ["prompt"],
+         "rationale": "the catalog example as it is", "predicted_pass": 0.0,
+         "predicted_cost": -0.3},
+        {"directive": "performance-first", "name": "explain-failures", "levers": ["prompt"],
+         "change": "Tell the agent to read error messages before retrying.",
+         "rationale": "unrecovered errors", "predicted_pass": 0.05, "predicted_cost": 0.02},
+    ]  # fmt: skip
+    plans[0].update(first)
+    return json.dumps({"plans": plans})
+
+
+def test_free_form_plans_are_recorded_with_their_fields(opened: Opened) -> None:
+    ctx, upstream, account = opened
+    upstream.replies += [reply(free_answer(list(ctx.splits.coreset)))]
+    planned = llm_planner.plan_all(account, improver_inputs(ctx, 1, ["c000"]), [], {"c000": {}})
+    assert planned.fallbacks == {}
+    first, second, third = planned.plans
+    assert (first.kind, first.mechanism, first.files) == (
+        "free",
+        "trim-listing",
+        ("agent/listing.py", "harness.yaml"),
+    )
+    assert first.expected_flips == (ctx.splits.coreset[0],) and first.levers == (
+        "context management",
+    )
+    assert (second.kind, second.mechanism) == ("catalog", "concise_prompt")
+    assert third.kind == "free" and third.change.startswith("Tell the agent")
+    data = json.loads(upstream.requests[0]["messages"][1]["content"].split("```json\n")[1][:-4])
+    assert {"memory", "examples", "levers", "coreset_tasks", "diffs"} <= set(data)
+    assert "mechanisms" not in data  # the catalog is a library of examples, not a menu
+
+
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ({"levers": ["vibes"]}, "unknown lever(s) ['vibes']"),
+        ({"expected_flips": ["not-a-task"]}, "expected_flips names tasks outside the coreset"),
+        ({"change": ""}, "plan 'trim-listing' is not a catalog example: describe the change"),
+    ],
+)
+def test_free_form_plans_are_checked(
+    opened: Opened, change: dict[str, object], refusal: str
+) -> None:
+    ctx, _, _ = opened
+    answer = llm_planner.PlannerReply.model_validate_json(
+        free_answer(list(ctx.splits.coreset), **change)
+    )
+    assert llm_planner.checker(set(), set(ctx.splits.coreset))(answer).startswith(refusal)
