@@ -33,7 +33,7 @@ from harnesspro.records import DIRECTIVES, Directive
 from harnesspro.search.ideas import IDEAS, wording
 
 Message = dict[str, Any]
-CHECKPOINT_AFTER = 3  # tool calls before its checkpoint notice
+CHECKPOINT_AFTER = 2  # tool calls before its checkpoint notice (the smoke task makes 2+)
 
 
 def _inputs(messages: list[Message]) -> Any:
