@@ -17,10 +17,10 @@ from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
-from harnesspro.scorer import FrozenTestChanged
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.toolenv import ToolEnvError
+from harnesspro.testsynth.frozen import FrozenTestChanged
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
@@ -104,9 +104,9 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
-    from harnesspro.gateway.search import describe_search_costs
     from harnesspro.ledger import Ledger
     from harnesspro.reports import agreement, budget
+    from harnesspro.search.account import describe_search_costs
 
     load_profiles(args.run_dir)
     ledger = Ledger(args.run_dir / "ledger.sqlite")

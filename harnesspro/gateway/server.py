@@ -21,6 +21,7 @@ from harnesspro.config import Price
 from harnesspro.gateway.budget import RolloutBudget, Spent
 from harnesspro.gateway.prices import cost_of
 from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
+from harnesspro.gateway.shape import request_shape
 from harnesspro.gateway.streaming import sse
 from harnesspro.gateway.upstream import Upstream
 from harnesspro.gateway.usage import normalise_usage
@@ -149,7 +150,8 @@ class Gateway:
         finally:
             self._end()
         usage = failed.usage + normalise_usage(response.get("usage"))
-        self._record(token, usage, time.monotonic() - started, 200, retries, not failed.unknown)
+        elapsed = time.monotonic() - started
+        self._record(token, usage, elapsed, 200, retries, not failed.unknown, body)
         return 200, response
 
     def _begin(self) -> None:
@@ -193,7 +195,7 @@ class Gateway:
         # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
         known = not failed.unknown and (usage is not None or status != 200)
         total = failed.usage + (usage or Usage())
-        self._record(token, total, time.monotonic() - started, status, retries, known)
+        self._record(token, total, time.monotonic() - started, status, retries, known, body)
 
     def _record(
         self,
@@ -203,7 +205,9 @@ class Gateway:
         status: int,
         retries: int,
         known: bool = True,
+        shape: dict[str, Any] | None = None,
     ) -> None:
+        """Meter one call; `shape` is the request, logged as digests (`request_shape`)."""
         cost = None if self.price is None or not known else cost_of(usage, self.price)
         call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
@@ -214,7 +218,10 @@ class Gateway:
             spent.tokens += usage.total
             spent.dollars += cost or 0.0
             self.calls.append(call)
-            self.log.append(json.dumps({"token": token[:8], **call_fields(call)}))
+            line = {"token": token[:8], **call_fields(call)}
+            if shape is not None:
+                line["shape"] = request_shape(shape)
+            self.log.append(json.dumps(line))
 
 
 def _status(exc: UpstreamError) -> int:
