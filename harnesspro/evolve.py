@@ -4,6 +4,7 @@ end, the held-out test evaluation. `python -m harnesspro.evolve --config FILE`."
 
 from __future__ import annotations
 
+import json
 import sys
 
 from harnesspro.config import ConfigError
@@ -12,6 +13,7 @@ from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import run_final
 from harnesspro.improve import improve, record_effects
 from harnesspro.metrics import scored, search_rollouts
+from harnesspro.records import Candidate
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
@@ -101,9 +103,22 @@ def epoch_zero(ctx: RunContext) -> Selected:
     return close_epoch(ctx, 0)
 
 
+def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Candidate]:
+    """The epoch's candidates: those journaled when a crashed run made them, else improve's
+    (journaled now), so a resumed epoch is never re-planned."""
+    journaled = ctx.ledger.journaled(epoch, "candidates")
+    if journaled is not None:
+        known = ctx.candidates()
+        ctx.console.print(f"  resuming epoch {epoch}: its plans and candidates are reused")
+        return [known[cid] for cid in json.loads(journaled)]
+    children = improve(ctx, epoch, previous.parents)
+    ctx.ledger.journal(epoch, "candidates", json.dumps([c.id for c in children]))
+    return children
+
+
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
-    children = improve(ctx, epoch, previous.parents)
+    children = epoch_candidates(ctx, epoch, previous)
     note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     record_effects(ctx, epoch)

@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS plans (
 CREATE TABLE IF NOT EXISTS intervals (
   epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
   p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
+CREATE TABLE IF NOT EXISTS journal (
+  epoch INTEGER, step TEXT, value TEXT, created REAL, PRIMARY KEY (epoch, step));
 CREATE TABLE IF NOT EXISTS discarded (
   key TEXT, try INTEGER, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
   split TEXT, status TEXT, uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER,
@@ -166,6 +168,21 @@ class Ledger:
     def discarded(self) -> pd.DataFrame:
         """Every discarded (re-run) rollout attempt and what it spent."""
         return pd.read_sql_query("SELECT * FROM discarded ORDER BY created", self.db)
+
+    def journal(self, epoch: int, step: str, value: str) -> None:
+        """Record that `step` of `epoch` finished, with what it produced (JSON text), so a
+        resumed run reuses it instead of doing the step again."""
+        self._write(
+            "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?)",
+            [(epoch, step, value, time.time())],
+        )
+
+    def journaled(self, epoch: int, step: str) -> str | None:
+        """What a finished step of `epoch` produced, or None when it has not finished."""
+        row = self.db.execute(
+            "SELECT value FROM journal WHERE epoch = ? AND step = ?", (epoch, step)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def rollout_keys(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT key FROM rollouts")}
