@@ -21,8 +21,12 @@ from harnesspro.context import RunContext
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
+from harnesspro.harness.validate import SMOKE_TASK
+from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.rollout import RolloutInputs
 from harnesspro.runfolder import RunFolder
+from harnesspro.tasks.loader import folder_files, load_suite, load_task, workspace_files
 
 SCRIPTED_PRICE = Price(input=1.25, cached_input=0.125, output=10.0)
 FAKE_PRICE = Price(input=2.0, cached_input=0.5, output=8.0)
@@ -133,3 +137,38 @@ def tool_call(name: str, n: int = 0, **arguments: str) -> dict[str, Any]:
     call = {"id": f"t{n}", "type": "function", "function": {"name": name}}
     call["function"]["arguments"] = json.dumps(arguments)
     return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+
+def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
+    """A rollout of `harness` on the smoke task (no scripted knowledge: replies are given)."""
+    task = load_task(SMOKE_TASK)
+    return RolloutInputs(
+        spec=RolloutSpec("k", "c", task.id, 0, 0),
+        harness_files=folder_files(harness),
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        workspace_files=workspace_files(task),
+        test_files=folder_files(task.path / "tests"),
+        script=None,
+        model=ModelConfig(),
+        price=SCRIPTED_PRICE,
+        timeout_s=timeout_s,
+        sampling_seed="s",
+        token="replay-token-0123456789",
+    )
+
+
+def inputs_for(task_id: str, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:
+    task = next(t for t in load_suite("builtin") if t.id == task_id)
+    return RolloutInputs(
+        spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
+        harness_files=harness,
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        workspace_files=workspace_files(task),
+        test_files=folder_files(task.path / "tests"),
+        script=script_for(task),
+        model=ModelConfig(),
+        price=SCRIPTED_PRICE,
+        timeout_s=60,
+        sampling_seed=f"0:{task.id}:{attempt}",
+        token=f"token-{attempt}-0123456789abcdef",
+    )

@@ -8,11 +8,13 @@ import socket
 import uuid
 from pathlib import Path
 
+import pytest
+
 from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.records import RolloutResult
 from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import builtin_suite_dir
-from tests.test_mechanisms import inputs_for_harness
+from tests.conftest import inputs_for_harness
 
 MANIFEST = '[harness]\nname = "probe"\ncommand = ["bash", "/harness/run.sh"]\n'
 RESULT = '\necho \'{"status": "submitted"}\' > "$HARNESSPRO_OUT/result.json"\n'
@@ -92,12 +94,11 @@ printf '{"harness": "%s", "usr": "%s", "etc": "%s", "root": "%s", "venv": "%s", 
     }
 
 
-def test_host_environment_and_provider_key_are_not_inherited(tmp_path: Path) -> None:
-    os.environ["OPENAI_API_KEY"] = "sk-host-provider-key"
-    try:
-        result = probe(tmp_path, "env > /workspace/env.txt")
-    finally:
-        del os.environ["OPENAI_API_KEY"]
+def test_host_environment_and_provider_key_are_not_inherited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-provider-key")
+    result = probe(tmp_path, "env > /workspace/env.txt")
     env = result.workspace["env.txt"].decode()
     assert "sk-host-provider-key" not in env
     assert "OPENAI_API_KEY=replay-token-0123456789" in env  # the per-rollout token only

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
+
+import pytest
 
 from harnesspro.sandbox import Bubblewrap, Mount
 
@@ -25,14 +26,13 @@ def test_only_mounted_dirs_are_writable(tmp_path: Path) -> None:
     assert "Read-only file system" in out
 
 
-def test_host_files_and_environment_are_hidden(tmp_path: Path) -> None:
+def test_host_files_and_environment_are_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("s3cret")
-    os.environ["HARNESSPRO_TEST_SECRET"] = "provider-key"
-    try:
-        code, out = run(f"cat {secret}; env")
-    finally:
-        del os.environ["HARNESSPRO_TEST_SECRET"]
+    monkeypatch.setenv("HARNESSPRO_TEST_SECRET", "provider-key")
+    code, out = run(f"cat {secret}; env")
     assert "s3cret" not in out
     assert "provider-key" not in out
 
