@@ -9,8 +9,9 @@ from pathlib import Path
 
 from harnesspro.config import ConfigError, RunConfig, dump_config
 from harnesspro.records import RolloutResult
-from harnesspro.rollout import write_tree
-from harnesspro.tasks.loader import folder_files
+from harnesspro.snapshot import Snapshot
+from harnesspro.snapshot import load as load_snapshot
+from harnesspro.snapshot import save as save_snapshot
 from harnesspro.tasks.splits import Splits
 
 
@@ -69,13 +70,13 @@ class RunFolder:
         (folder / "trajectory.jsonl").write_text(result.trajectory)
         (folder / "gateway.jsonl").write_text(result.gateway_log)
         (folder / "stderr.txt").write_text(result.detail)
-        write_tree(folder / "workspace", result.workspace)
+        save_snapshot(folder, result.workspace)
         return str(folder.relative_to(self.root))
 
     def trajectory(self, key: str) -> str:
         path = self.rollout_dir(key) / "trajectory.jsonl"
         return path.read_text() if path.exists() else ""
 
-    def workspace(self, key: str) -> dict[str, bytes]:
-        folder = self.rollout_dir(key) / "workspace"
-        return folder_files(folder) if folder.is_dir() else {}
+    def workspace(self, key: str) -> Snapshot:
+        """A rollout's final working directory: files, links, modes and git state."""
+        return load_snapshot(self.rollout_dir(key))
