@@ -14,7 +14,7 @@ import re
 import shlex
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnesspro.sandbox import Mount, Sandbox
@@ -33,6 +33,7 @@ ROWS_FREE = re.compile(rf"{ROWS}[^.]*{FREE}|{FREE}[^.]*{ROWS}", re.IGNORECASE)
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{1,40}")
 MODES = re.compile(r"\bmode|permission|executable|chmod", re.IGNORECASE)
 CREATES = re.compile(r"\b(write|create|save|generate|produce|store|put)\b", re.IGNORECASE)
+SENTENCE = re.compile(r"\.\s|\n")
 LEAD = r"\s+(the\s+)?([\w'-]+\s+){0,2}$"  # "for the Markdown file `x`"
 READS = re.compile(r"\b(for|from|of|in|on|with|at|by|under|relative to)" + LEAD, re.IGNORECASE)
 INTO = re.compile(r"\b(to|into)" + LEAD, re.IGNORECASE)
@@ -50,6 +51,8 @@ class Reading:
     """Working-directory paths it names, relative to the working directory."""
     outputs: tuple[str, ...] = ()
     """Those it asks to write, create or save: they must exist afterwards."""
+    free_rows: tuple[str, ...] = ()
+    """Those whose clause says their lines or rows may come in any order."""
     commands: tuple[str, ...] = ()
     """Complete commands it names (no placeholders), run from the working directory."""
     names: tuple[str, ...] = ()
@@ -70,11 +73,15 @@ def read_instruction(instruction: str, workdir: str) -> Reading:
         workdir=workdir,
         paths=tuple(sorted(p for p in paths if p)),
         outputs=tuple(sorted(_outputs(instruction, root))),
+        free_rows=tuple(sorted(_free_rows(instruction, root))),
         commands=tuple(sorted({q for q in quoted if _is_command(q, root)})),
         names=tuple(sorted({w for q in quoted for w in q.split(",") if NAME.fullmatch(w)})),
         strict=Strictness(
             exact_text=bool(EXACT_TEXT.search(instruction)),
-            rows_free=bool(ROWS_FREE.search(instruction)),
+            rows_free=any(
+                ROWS_FREE.search(s) and not BACKTICKED.search(s)
+                for s in SENTENCE.split(instruction)
+            ),
         ),
         modes=bool(MODES.search(instruction)),
         authors="any committer" not in instruction.lower(),
@@ -92,6 +99,20 @@ def _outputs(instruction: str, root: str) -> set[str]:
         sentence = re.split(r"\.\s|\n|:\s", before)[-1]
         if (CREATES.search(sentence) or INTO.search(sentence)) and not READS.search(sentence):
             found.add(path[len(root) :])
+    return found
+
+
+def _free_rows(instruction: str, root: str) -> set[str]:
+    """Paths followed, in their clause (up to the next path or sentence end), by a statement
+    that lines or rows may come in any order."""
+    found = set()
+    for match in BACKTICKED.finditer(instruction):
+        path = match.group(1).rstrip("/")
+        if path.startswith(root) and " " not in path:
+            after = SENTENCE.split(instruction[match.end() :], maxsplit=1)[0]
+            clause = re.split(r"`" + re.escape(root), after, maxsplit=1)[0]
+            if ROWS_FREE.search(clause):
+                found.add(path[len(root) :])
     return found
 
 
@@ -119,12 +140,20 @@ def _under(snap: Snapshot, rel: str) -> list[str]:
     return sorted(n for n in inside if not n.endswith("/.git"))
 
 
+def strictness(reading: Reading, rel: str) -> Strictness:
+    """How a path's text is compared: row order is free by its own clause or everywhere."""
+    free = reading.strict.rows_free or any(
+        rel == p or rel.startswith(p + "/") for p in reading.free_rows
+    )
+    return replace(reading.strict, rows_free=free)
+
+
 def _entry(snap: Snapshot, rel: str, reading: Reading) -> str:
     mode = f" {snap.modes.get(rel, 0):o}" if reading.modes else ""
     if rel in snap.links:
         return f"link {snap.links[rel]}"
     if rel in snap.files:
-        return f"file{mode} {digest(canonical(rel, snap.files[rel], reading.strict))}"
+        return f"file{mode} {digest(canonical(rel, snap.files[rel], strictness(reading, rel)))}"
     if rel in snap.dirs or any(n.startswith(rel + "/") for n in snap.files):
         return f"dir{mode}"  # old snapshots list no folders
     return "absent"

@@ -90,7 +90,7 @@ class SynthTest:
         data = json.loads(text)
         reading = dict(data["reading"])
         reading["strict"] = Strictness(**reading["strict"])
-        for name in ("paths", "outputs", "commands", "names"):
+        for name in ("paths", "outputs", "free_rows", "commands", "names"):
             reading[name] = tuple(reading[name])
         return cls(
             data["task_id"],
@@ -152,7 +152,7 @@ def synthesize(
     checks = tuple(sorted(set(vote(clean, facts)) - absent | stated, key=lambda c: c.aspect))
     reason = ""
     if not seed:
-        reason = "the seed has no rollouts on this task to derive a check from"
+        checks, reason = (), "the seed has no rollouts on this task to derive a check from"
     elif not checks and not any(facts):
         reason = (
             f"the instruction names no path under {workdir} and no complete command, and "
@@ -175,4 +175,4 @@ def failures(
 def score(test: SynthTest, snapshot: Mapping[str, bytes], sandbox: Sandbox | None = None) -> bool:
     """Whether a rollout's final working directory passes the frozen test (an unscorable
     test passes nothing)."""
-    return bool(test.checks) and not failures(test, snapshot, sandbox)
+    return bool(test.checks) and not test.unscorable and not failures(test, snapshot, sandbox)
