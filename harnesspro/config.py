@@ -105,7 +105,11 @@ class EvolutionConfig(_Strict):
     """How analyzer, planner and editor work (catalog = offline mechanism catalog; llm = the
     `improver_model`, falling back to the catalog with a recorded reason)."""
     improver_model: ImproverConfig = ImproverConfig()
-    """The model of the `llm` improver."""
+    """The model of the `llm` improver and of the `llm` test synthesizer."""
+    synthesizer: Literal["offline", "llm"] = "offline"
+    """How the frozen tests are written before epoch 1: offline = checks voted by the seed's
+    rollouts; llm = one executable test per coreset and validation task written by the
+    `improver_model`, run against the seed's rollouts (offline checks when it fails twice)."""
 
 
 class Mode(_Strict):

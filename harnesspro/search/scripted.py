@@ -10,12 +10,19 @@ Like the scripted policy, it answers only from what a model would see, the messa
   by their `catalog_prediction` the way the catalog planner ranks them;
 - editor (`# Role: harness editor`): reads the files its `reference_change` diff touches,
   applies the named catalog mechanism to those contents, writes the changed files back with
-  `write_file`, then replies with a summary.
+  `write_file`, then replies with a summary;
+- test synthesizer (`# Role: test synthesizer`): writes a shell test from the working-directory
+  paths its instruction quotes: the exact content most seed rollouts agree on (by sha256),
+  else the link target or plain existence they agree on, plus the HEAD branch (and a clean
+  status, when most are clean) of every git repository most of them left.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import shlex
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -132,10 +139,52 @@ def edit(messages: list[Message]) -> Message:
     return {"role": "assistant", "content": "", "tool_calls": calls}
 
 
+def _majority(values: list[Any]) -> Any:
+    """The value more than half of `values` share, else None."""
+    for value in values:
+        if value is not None and values.count(value) * 2 > len(values):
+            return value
+    return None
+
+
+def _path_check(rel: str, seeds: list[dict[str, Any]]) -> str | None:
+    quoted = shlex.quote(rel)
+    text = _majority([s["files"].get(rel) for s in seeds])
+    if text is not None and not text.endswith("[... cut ...]"):
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        return f"echo {digest}'  '{quoted} | sha256sum -c --quiet -"
+    link = _majority([s["links"].get(rel) for s in seeds])
+    if link is not None:
+        return f'[ "$(readlink {quoted})" = {shlex.quote(link)} ]'
+    present = [rel in s["files"] or rel in s["other_files"] or rel in s["modes"] for s in seeds]
+    return f"test -e {quoted}" if _majority(present) else None
+
+
+def synthesize_test(messages: list[Message]) -> Message:
+    data = _inputs(messages)
+    root = str(data["workdir"]).rstrip("/") + "/"
+    quoted = re.findall(r"`(/[^`\s]+)`", str(data["instruction"]))
+    paths = sorted({q.rstrip("/")[len(root) :] for q in quoted if q.startswith(root)} - {""})
+    seeds = list(data["seeds"])
+    lines = ["#!/bin/bash", "set -e"]
+    lines += [c for c in (_path_check(rel, seeds) for rel in paths) if c is not None]
+    for repo in sorted({r for s in seeds for r in s["git"]}):
+        head = _majority([s["git"].get(repo, {}).get("head") for s in seeds])
+        git = f"git -c safe.directory='*' -C {shlex.quote(repo or '.')}"
+        status = _majority([s["git"].get(repo, {}).get("status") for s in seeds])
+        if head:
+            lines.append(f'[ "$({git} symbolic-ref -q --short HEAD)" = {shlex.quote(head)} ]')
+        if status == "":
+            lines.append(f'[ -z "$({git} status --porcelain)" ]')
+    answer = {"kind": "shell", "code": "\n".join(lines) + "\n", "rationale": "seed majority"}
+    return {"role": "assistant", "content": json.dumps(answer)}
+
+
 ROLES = {
     "# Role: trajectory analyzer": analyze,
     "# Role: evolution planner": plan,
     "# Role: harness editor": edit,
+    "# Role: test synthesizer": synthesize_test,
 }
 
 
