@@ -4,17 +4,26 @@ passes a task vacuously, and reports tasks it cannot check as unscorable."""
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from harnesspro.config import load_config
+from harnesspro.context import RunContext
+from harnesspro.records import RolloutResult, RolloutSpec, Usage
 from harnesspro.rollout import write_tree
+from harnesspro.runfolder import RunFolder
 from harnesspro.sandbox import Bubblewrap, Mount
 from harnesspro.snapshot import Snapshot, take
-from harnesspro.tasks.loader import load_suite, reference_steps, workspace_files
+from harnesspro.tasks.loader import builtin_suite_dir, load_suite, reference_steps, workspace_files
 from harnesspro.testsynth.facts import read_instruction
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
+from tests.conftest import tiny_config
 
 REPORT = (
     "Write `/workspace/report.json` (an object with the keys `total` and `regions`), "
@@ -146,3 +155,35 @@ def test_instruction_reading_of_a_builtin_task() -> None:
     reading = read_instruction(task.instruction, task.workdir)
     assert reading.outputs == ("bin", "current") and reading.modes
     assert not reading.strict.rows_free and reading.commands == ()
+
+
+def test_an_unscorable_task_is_reported_and_left_out_of_scoring(tmp_path: Path) -> None:
+    """At the run level: console line, frozen reason, report, and no verdict on its rollouts
+    (so it counts in no score), while a scorable task is graded."""
+    suite = tmp_path / "suite"
+    for source in sorted(builtin_suite_dir().iterdir())[:6]:
+        shutil.copytree(source, suite / source.name)
+    config = tiny_config(tmp_path, tasks={"suite": str(suite)})
+    console = Console(record=True, width=200)
+    ctx = RunContext.open(load_config(config), RunFolder(tmp_path / "run"), console)
+    ctx.seed()
+    vague, plain = ctx.splits.coreset[:2]
+    ctx = replace(
+        ctx, tasks={**ctx.tasks, vague: replace(ctx.tasks[vague], instruction="Tidy up.")}
+    )
+    for task_id in (vague, plain):
+        for attempt in (0, 1):
+            key = f"{task_id}-{attempt}"
+            result = RolloutResult(key, "ok", Usage(), 0.01, 1.0, 1, True, "", "", {"x": b"1"})
+            artifacts = ctx.run.save_rollout(result)
+            spec = RolloutSpec(key, "c000", task_id, attempt, 0)
+            ctx.ledger.record_rollout(spec, result, artifacts, "coreset")
+    ctx = replace(ctx, splits=replace(ctx.splits, coreset=(vague, plain)))
+    freeze_tests(ctx)
+    score_pending(ctx)
+    passes = ctx.ledger.rollouts().set_index("key")["pass"]
+    assert passes[[f"{vague}-0", f"{vague}-1"]].isna().all()
+    assert passes[[f"{plain}-0", f"{plain}-1"]].notna().all()
+    assert f"unscorable: {vague}: the instruction names no path" in console.export_text()
+    report = json.loads((ctx.run.reports() / "synth_tests.json").read_text())
+    assert list(report["unscorable"]) == [vague]

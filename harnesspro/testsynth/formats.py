@@ -130,7 +130,7 @@ def canonical(name: str, data: bytes, strict: Strictness) -> str:
     if kind == "python":
         try:
             return ast.dump(ast.parse(text))
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return "unparsable:" + _text(data, Strictness())
     if kind == "script":
         return _script(text)
@@ -154,7 +154,7 @@ def parses(name: str, data: bytes) -> bool | None:
     if kind == "python":
         try:
             ast.parse(text)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         return True
     if kind not in STRUCTURED.values():
