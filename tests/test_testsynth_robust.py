@@ -187,3 +187,20 @@ def test_an_unscorable_task_is_reported_and_left_out_of_scoring(tmp_path: Path) 
     assert f"unscorable: {vague}: the instruction names no path" in console.export_text()
     report = json.loads((ctx.run.reports() / "synth_tests.json").read_text())
     assert list(report["unscorable"]) == [vague]
+
+
+def test_a_script_in_another_language_passes_when_it_behaves_the_same() -> None:
+    instruction = (
+        "Create an executable script `/workspace/greet` (any language) that greets loudly. "
+        "Then save the standard output of `/workspace/greet --loud` to `/workspace/out.txt`."
+    )
+
+    def workspace(script: bytes, out: bytes) -> Snapshot:
+        return Snapshot({"greet": script, "out.txt": out}, modes={"greet": 0o755})
+
+    seed = workspace(b"#!/bin/bash\necho HI\n", b"HI\n")
+    sandbox = Bubblewrap()
+    test = synthesize("t", instruction, "/workspace", [SeedRollout(seed, "")] * 3, sandbox)
+    python = workspace(b"#!/usr/bin/env python3\nprint('HI')\n", b"HI\n")
+    assert score(test, python, sandbox)
+    assert not score(test, workspace(b"#!/bin/bash\necho HO\n", b"HI\n"), sandbox)
