@@ -174,6 +174,14 @@ class SynthesizerInputs:
     seeds: tuple[SeedView, ...]
 
 
+def _tail_lines(text: str, limit: int) -> str:
+    """The last whole lines of `text` within `limit` characters."""
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    return tail[tail.find("\n") + 1 :]
+
+
 def seed_view(snapshot: Snapshot, trajectory: str) -> SeedView:
     """A seed rollout's trajectory (its end) and final workspace, cut to the limits."""
     files: dict[str, str] = {}
@@ -196,7 +204,7 @@ def seed_view(snapshot: Snapshot, trajectory: str) -> SeedView:
         budget -= len(files[rel])
     modes = {rel: f"{mode:o}" for rel, mode in snapshot.modes.items() if "/.git" not in f"/{rel}"}
     return SeedView(
-        trajectory=trajectory[-SYNTH_TRAJECTORY_CHARS:],
+        trajectory=_tail_lines(trajectory, SYNTH_TRAJECTORY_CHARS),
         files=files,
         other_files=tuple(others),
         links=dict(snapshot.links),

@@ -12,9 +12,10 @@ Like the scripted policy, it answers only from what a model would see, the messa
   applies the named catalog mechanism to those contents, writes the changed files back with
   `write_file`, then replies with a summary;
 - test synthesizer (`# Role: test synthesizer`): writes a shell test from the working-directory
-  paths its instruction quotes: the exact content most seed rollouts agree on (by sha256),
-  else the link target or plain existence they agree on, plus the HEAD branch (and a clean
-  status, when most are clean) of every git repository most of them left.
+  paths its instruction quotes: the exact content most clean seed rollouts (else most of
+  all) agree on (by sha256), else the link target, non-emptiness or existence they agree
+  on, plus the HEAD branch (and a clean status, when most are clean) of every git
+  repository most of them left.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from harnesspro.gateway.upstream import PrefixCache, envelope
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
 from harnesspro.planner.catalog import Prediction, preference
 from harnesspro.records import DIRECTIVES
+from harnesspro.testsynth.offline import is_clean
 
 Message = dict[str, Any]
 
@@ -149,13 +151,18 @@ def _majority(values: list[Any]) -> Any:
 
 def _path_check(rel: str, seeds: list[dict[str, Any]]) -> str | None:
     quoted = shlex.quote(rel)
-    text = _majority([s["files"].get(rel) for s in seeds])
+    clean = [s for s in seeds if is_clean(s["trajectory"])]
+    text = _majority([s["files"].get(rel) for s in clean]) or _majority(
+        [s["files"].get(rel) for s in seeds]
+    )
     if text is not None and not text.endswith("[... cut ...]"):
         digest = hashlib.sha256(text.encode()).hexdigest()
         return f"echo {digest}'  '{quoted} | sha256sum -c --quiet -"
     link = _majority([s["links"].get(rel) for s in seeds])
     if link is not None:
         return f'[ "$(readlink {quoted})" = {shlex.quote(link)} ]'
+    if _majority([bool(s["files"].get(rel, "").strip()) for s in seeds]):
+        return f"test -s {quoted}"
     present = [rel in s["files"] or rel in s["other_files"] or rel in s["modes"] for s in seeds]
     return f"test -e {quoted}" if _majority(present) else None
 

@@ -44,9 +44,18 @@ def _failed(event: Mapping[str, object]) -> bool:
     return any(marker in str(event.get("output")) for marker in FAILURE_MARKERS)
 
 
+def _event(line: str) -> dict[str, object] | None:
+    """A trajectory line as an event; None for a line cut by a size cap or not an object."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
 def is_clean(trajectory: str) -> bool:
     """No failed command was left without a retry (a later command with the same arguments)."""
-    events = [json.loads(line) for line in trajectory.splitlines() if line.strip()]
+    events = [e for e in map(_event, trajectory.splitlines()) if e is not None]
     commands: list[str] = []
     failed: list[int] = []
     for event in events:
