@@ -71,20 +71,22 @@ def rollout_cpus(config: RunConfig) -> float:
 
 
 class Slots:
-    """How many rollouts to keep in flight: the cluster's CPUs (Ray's current view, refreshed at
-    most every `refresh_s`, so nodes that join or leave count) over a rollout's request,
-    capped by `max_in_flight`."""
+    """How many rollouts to keep in flight: the cluster's slots, i.e. its CPUs (Ray's current
+    view, refreshed at most every `refresh_s`, so nodes that join or leave count) over a
+    rollout's request, plus a quarter queued in Ray so a freed slot starts the next rollout
+    without waiting for the driver; or exactly `max_in_flight` when that is lower."""
 
     def __init__(self, cpus: float, max_in_flight: int | None, refresh_s: float = 1.0) -> None:
         self.cpus, self.cap, self.refresh_s = cpus, max_in_flight, refresh_s
-        self._value, self._at = 1, -float("inf")
+        self.slots, self._at = 1, -float("inf")
 
     def __call__(self) -> int:
         now = time.monotonic()
         if now - self._at >= self.refresh_s:
             total = ray.cluster_resources().get("CPU", 0.0)
-            self._value, self._at = max(1, int(total / self.cpus + 1e-9)), now
-        return min(self._value, self.cap) if self.cap else self._value
+            self.slots, self._at = max(1, int(total / self.cpus + 1e-9)), now
+        queued = self.slots + max(1, self.slots // 4)
+        return min(queued, self.cap) if self.cap else queued
 
 
 @ray.remote(num_cpus=1, max_retries=2)

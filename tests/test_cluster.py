@@ -14,6 +14,7 @@ import ray
 from harnesspro.cli import main
 from harnesspro.config import ModelConfig, RayConfig, RunConfig
 from harnesspro.engine import ensure_ray, rollout_cpus
+from harnesspro.runfolder import default_run_dir
 from tests.conftest import tiny_config
 
 LATENCY = {"first_token_s": [1.0, 1.0], "tokens_per_s": [1000.0, 1000.0]}
@@ -98,3 +99,14 @@ def test_in_flight_follows_the_cluster_and_max_in_flight_caps_it(
     former_limit = 2 * 2  # the old rule: 2 x ray.num_cpus (default 2), whatever the cluster
     assert most_at_once(free) > former_limit
     assert most_at_once(capped) == 2
+
+
+def test_inside_a_ray_job_runs_go_to_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = RunConfig(name="x")
+    monkeypatch.delenv("RAY_JOB_CONFIG_JSON_ENV_VAR", raising=False)
+    assert default_run_dir(config).parent == Path("runs")
+    monkeypatch.setenv("RAY_JOB_CONFIG_JSON_ENV_VAR", '{"runtime_env": {}}')  # as Ray sets it
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_run_dir(config).parent == tmp_path / "harnesspro" / "runs"
