@@ -70,23 +70,51 @@ def rollout_cpus(config: RunConfig) -> float:
     return 1.0 if model_is_local(config.model) else REMOTE_ROLLOUT_CPUS
 
 
-class Slots:
-    """How many rollouts to keep in flight: the cluster's slots, i.e. its CPUs (Ray's current
-    view, refreshed at most every `refresh_s`, so nodes that join or leave count) over a
-    rollout's request, plus a quarter queued in Ray so a freed slot starts the next rollout
-    without waiting for the driver; or exactly `max_in_flight` when that is lower."""
+def cluster_cpus() -> float:
+    """The CPUs of the cluster's live nodes, as Ray sees them now."""
+    return float(ray.cluster_resources().get("CPU", 0.0))
 
-    def __init__(self, cpus: float, max_in_flight: int | None, refresh_s: float = 1.0) -> None:
-        self.cpus, self.cap, self.refresh_s = cpus, max_in_flight, refresh_s
+
+class Slots:
+    """How many rollouts to keep in flight: the cluster's slots, i.e. its CPUs (refreshed at
+    most every `refresh_s`, so nodes that join or leave count) over a rollout's request, plus
+    a quarter queued in Ray so a freed slot starts the next rollout without waiting for the
+    driver; never more than `max_in_flight`.
+
+    Rollouts that end in an infrastructure fault (an upstream that kept failing, e.g. a 429
+    storm outlasting the gateway's retries) halve the limit and each good one adds one back,
+    so a rate-limited provider slows the run down instead of failing its rollouts.
+    """
+
+    def __init__(
+        self,
+        cpus: float,
+        max_in_flight: int | None,
+        refresh_s: float = 1.0,
+        total: Callable[[], float] = cluster_cpus,
+    ) -> None:
+        self.cpus, self.cap, self.refresh_s, self.total = cpus, max_in_flight, refresh_s, total
         self.slots, self._at = 1, -float("inf")
+        self.throttle: int | None = None  # the limit after faults, until it grows back
 
     def __call__(self) -> int:
         now = time.monotonic()
         if now - self._at >= self.refresh_s:
-            total = ray.cluster_resources().get("CPU", 0.0)
-            self.slots, self._at = max(1, int(total / self.cpus + 1e-9)), now
-        queued = self.slots + max(1, self.slots // 4)
-        return min(queued, self.cap) if self.cap else queued
+            self.slots, self._at = max(1, int(self.total() / self.cpus + 1e-9)), now
+        limit = self.slots + max(1, self.slots // 4)
+        limit = min(limit, self.cap) if self.cap else limit
+        if self.throttle is not None and self.throttle >= limit:
+            self.throttle = None
+        return limit if self.throttle is None else self.throttle
+
+    def fault(self) -> None:
+        """An infrastructure fault: halve the limit (at least 1)."""
+        self.throttle = max(1, self() // 2)
+
+    def success(self) -> None:
+        """A rollout came back fine: grow a halved limit by one."""
+        if self.throttle is not None:
+            self.throttle += 1
 
 
 @ray.remote(num_cpus=1, max_retries=2)
@@ -97,18 +125,19 @@ def _remote_rollout(inputs: RolloutInputs) -> RolloutResult:
 def run_all(
     batch: Sequence[RolloutInputs],
     on_result: Callable[[RolloutInputs, RolloutResult], None],
-    max_in_flight: Callable[[], int],
+    max_in_flight: Slots,
     cpus: float = 1.0,
     infra_retries: int = 1,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> bool:
     """Run every rollout of `batch`, calling `on_result` in the driver as each one finishes.
 
-    At most `max_in_flight()` rollouts run at once (asked again as each finishes), each
-    requesting `cpus` CPUs. Rollouts that end in an infrastructure fault are resubmitted up to
-    `infra_retries` times; the last result is reported either way, so nothing is silently
-    dropped. When `should_stop()` turns true (a run budget is spent) nothing new is submitted
-    and the rollouts in flight are collected: that is the bound on overshoot. Returns False then.
+    At most `max_in_flight()` rollouts are in flight (asked again as each finishes, and told
+    of each fault and success), each requesting `cpus` CPUs. Rollouts that end in an
+    infrastructure fault are resubmitted up to `infra_retries` times; the last result is
+    reported either way, so nothing is silently dropped. When `should_stop()` turns true (a
+    run budget is spent) nothing new is submitted and the rollouts in flight are collected:
+    that is the bound on overshoot. Returns False then.
     """
     remote = _remote_rollout.options(num_cpus=cpus)
     queue = deque((inputs, 0) for inputs in batch)
@@ -126,6 +155,10 @@ def run_all(
         for ref in done:
             inputs, tries = pending.pop(ref)
             result = ray.get(ref)
+            if result.status == "infra_error":
+                max_in_flight.fault()
+            else:
+                max_in_flight.success()
             if result.status == "infra_error" and tries < infra_retries:
                 queue.append((inputs, tries + 1))
             else:

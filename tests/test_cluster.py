@@ -13,7 +13,7 @@ import ray
 
 from harnesspro.cli import main
 from harnesspro.config import ModelConfig, RayConfig, RunConfig
-from harnesspro.engine import ensure_ray, rollout_cpus
+from harnesspro.engine import Slots, ensure_ray, rollout_cpus
 from harnesspro.runfolder import default_run_dir
 from tests.conftest import tiny_config
 
@@ -110,3 +110,28 @@ def test_inside_a_ray_job_runs_go_to_the_home_folder(
     monkeypatch.setenv("RAY_JOB_CONFIG_JSON_ENV_VAR", '{"runtime_env": {}}')  # as Ray sets it
     monkeypatch.setenv("HOME", str(tmp_path))
     assert default_run_dir(config).parent == tmp_path / "harnesspro" / "runs"
+
+
+def test_slots_follow_the_clusters_cpus_and_the_cap() -> None:
+    cpus = [4.0]
+    slots = Slots(0.25, None, refresh_s=0, total=lambda: cpus[0])
+    assert slots() == 16 + 4  # 4 CPUs / 0.25, plus a quarter queued
+    cpus[0] = 8.0  # a node joined
+    assert slots() == 32 + 8
+    assert Slots(0.25, 6, total=lambda: 4.0)() == 6
+    assert Slots(1.0, None, total=lambda: 2.0)() == 2 + 1
+
+
+def test_faults_halve_the_limit_and_successes_grow_it_back() -> None:
+    slots = Slots(0.25, None, total=lambda: 4.0)  # 20 in flight
+    slots.fault()
+    assert slots() == 10
+    slots.fault()
+    assert slots() == 5
+    for expected in range(6, 20):
+        slots.success()
+        assert slots() == expected
+    slots.success()
+    assert slots() == 20
+    slots.success()  # back at the cluster's size: no more growth
+    assert slots() == 20
