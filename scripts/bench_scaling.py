@@ -10,7 +10,10 @@ Reported per size: rollouts per second, and the orchestration overhead: the epoc
 minus the ideal one, i.e. the makespan of the same rollouts (their own durations, measured in
 the workers) dealt in the same order onto the same number of slots with no delay in between.
 
-Usage: .venv/bin/python scripts/bench_scaling.py [--rollouts 64] [--sizes 1 2 4]
+Strong scaling (the same --rollouts at every size) suffers from the epoch's tail when a batch
+is only a few waves deep; --per-slot K gives every size K waves (weak scaling).
+
+Usage: .venv/bin/python scripts/bench_scaling.py [--rollouts 64 | --per-slot 4] [--sizes 1 2 4]
 """
 
 from __future__ import annotations
@@ -154,7 +157,7 @@ def one_size(nodes: int, batch: list[RolloutInputs], args: argparse.Namespace) -
             "rate": len(batch) / wall,
             "mean": sum(durations) / len(durations),
             "wait": waiting / sum(durations),
-            "ok": sum(r.status == "ok" for r in results),
+            "n": len(batch),
         }
     finally:
         ray.shutdown()
@@ -170,18 +173,37 @@ def main() -> None:
     parser.add_argument("--node-cpus", type=float, default=1.0)
     parser.add_argument("--rollout-cpus", type=float, default=0.25)
     parser.add_argument("--first-token-s", type=float, nargs=2, default=[1.0, 2.0])
+    parser.add_argument(
+        "--per-slot", type=int, help="weak scaling: this many rollouts per slot at every size"
+    )
     args = parser.parse_args()
+    per_slot = args.node_cpus / args.rollout_cpus
+    sizes = {n: args.per_slot * int(n * per_slot) if args.per_slot else args.rollouts
+             for n in args.sizes}  # fmt: skip
+    args.rollouts = max(sizes.values())
     with tempfile.TemporaryDirectory(prefix="hp-bench-") as root:
         batch = make_batch(args, Path(root))
-        rows = [one_size(n, batch, args) for n in args.sizes]
+        rows = [one_size(n, batch[: sizes[n]], args) for n in args.sizes]
     base = rows[0]["rate"]
-    print(f"{len(batch)} rollouts, {args.rollout_cpus} CPU each, {args.node_cpus} CPUs per node")
-    print("nodes  slots  wall_s  ideal_s  rollouts/s  vs_1  overhead  rollout_s  model_wait  ok")
+    shape = f"{args.per_slot} per slot" if args.per_slot else f"{args.rollouts}"
+    print(f"{shape} rollouts, {args.rollout_cpus} CPU each, {args.node_cpus} CPUs per node")
+    print(HEADER)
     for r in rows:
-        over = (r["wall"] - r["ideal"]) / r["wall"]
-        print(f"{r['nodes']:>5}  {r['slots']:>5}  {r['wall']:6.1f}  {r['ideal']:7.1f}  "
-              f"{r['rate']:10.3f}  {r['rate'] / base:4.2f}x  {over:7.1%}  {r['mean']:9.1f}  "
-              f"{r['wait']:10.0%}  {r['ok']:.0f}")  # fmt: skip
+        print(row_line(r, base))
+
+
+HEADER = "nodes  slots  rollouts  wall_s  ideal_s  rollouts/s   vs_1  overhead  rollout_s  wait"
+
+
+def row_line(r: dict[str, float], base: float) -> str:
+    """One size's figures, under HEADER; overhead = (wall - ideal) / wall."""
+    over = (r["wall"] - r["ideal"]) / r["wall"]
+    cells = [
+        f"{r['nodes']:5.0f}", f"{r['slots']:5.0f}", f"{r['n']:8.0f}", f"{r['wall']:6.1f}",
+        f"{r['ideal']:7.1f}", f"{r['rate']:10.3f}", f"{r['rate'] / base:4.2f}x", f"{over:8.1%}",
+        f"{r['mean']:9.1f}", f"{r['wait']:10.0%}",
+    ]  # fmt: skip
+    return "  ".join(cells)
 
 
 if __name__ == "__main__":
