@@ -140,7 +140,8 @@ def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[s
 def make_upstream(inputs: RolloutInputs) -> Upstream:
     """The upstream for this rollout's model config; provider keys stay in this process."""
     if inputs.model.upstream == "scripted":
-        return ScriptedUpstream(ScriptedPolicy([inputs.script] if inputs.script else []))
+        policy = ScriptedPolicy([inputs.script] if inputs.script else [])
+        return ScriptedUpstream(policy, inputs.model.latency)
     key = os.environ.get(inputs.model.api_key_env or "", "")
     return OpenAIUpstream(inputs.model.base_url, key)
 

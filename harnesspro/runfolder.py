@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -14,11 +15,23 @@ from harnesspro.snapshot import load as load_snapshot
 from harnesspro.snapshot import save as save_snapshot
 from harnesspro.tasks.splits import Splits
 
+RAY_JOB_ENV = "RAY_JOB_CONFIG_JSON_ENV_VAR"  # set by Ray for a submitted job's entrypoint
+
+
+def runs_root() -> Path:
+    """`runs/` in the current directory; inside a Ray job (`ray job submit`), whose current
+    directory is Ray's temporary copy of --working-dir, `~/harnesspro/runs` on the driver's
+    node, so the run outlives the job and a resubmitted job finds it."""
+    if os.environ.get(RAY_JOB_ENV):
+        return Path.home() / "harnesspro" / "runs"
+    return Path("runs")
+
 
 def default_run_dir(config: RunConfig) -> Path:
-    """runs/<name>-<hash of the resolved config>: the same command finds the same folder."""
+    """<runs root>/<name>-<hash of the resolved config>: the same command finds the same
+    folder."""
     digest = hashlib.sha256(dump_config(config).encode()).hexdigest()[:8]
-    return Path("runs") / f"{config.name}-{digest}"
+    return runs_root() / f"{config.name}-{digest}"
 
 
 @dataclass(frozen=True)
