@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,13 @@ from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
+from harnesspro.snapshot import Snapshot
+from harnesspro.snapshot import take as take_snapshot
+from harnesspro.snapshot import write as write_snapshot
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
-SNAPSHOT_FILE_CAP = 256_000
-SNAPSHOT_TOTAL_CAP = 10_000_000  # bytes of one rollout's workspace copy in the run folder
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
 GRADING_TIMEOUT_S = 120.0
@@ -66,8 +68,11 @@ class RolloutInputs:
     retry: RetryPolicy = RetryPolicy()
 
 
-def write_tree(root: Path, files: dict[str, bytes]) -> Path:
-    """Write relative path -> bytes under root (created)."""
+def write_tree(root: Path, files: Mapping[str, bytes]) -> Path:
+    """Write relative path -> bytes under root (created); a `Snapshot` brings its folders,
+    modes and symbolic links too."""
+    if isinstance(files, Snapshot):
+        return write_snapshot(root, files)
     root.mkdir(parents=True, exist_ok=True)
     for rel, data in files.items():
         target = root / rel
@@ -78,19 +83,10 @@ def write_tree(root: Path, files: dict[str, bytes]) -> Path:
     return root
 
 
-def snapshot(root: Path, total_cap: int = SNAPSHOT_TOTAL_CAP) -> dict[str, bytes]:
-    """Small files of the working directory after the run (input to the frozen tests), at
-    most `total_cap` bytes in all: files past the cap (in path order) are left out."""
-    files, total = {}, 0
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        if not path.is_file() or path.is_symlink() or ".git/" in rel + "/":
-            continue
-        size = path.stat().st_size
-        if size <= SNAPSHOT_FILE_CAP and total + size <= total_cap:
-            files[rel] = path.read_bytes()
-            total += size
-    return files
+def snapshot(root: Path, sandbox: Sandbox | None = None, workdir: str = "") -> Snapshot:
+    """The working directory after the run (input to the frozen tests): small files, links,
+    modes and git state (read by git in `sandbox`, with root mounted at `workdir`)."""
+    return take_snapshot(root, sandbox, workdir)
 
 
 # A registry requirement such as `name==1.2` or `name[extra]>=1,<2`: no options, URLs or paths.
@@ -148,7 +144,8 @@ def make_upstream(inputs: RolloutInputs) -> Upstream:
     """The upstream for this rollout's model config; provider keys stay in this process.
     Each attempt's timeout is sized so that a retry still fits in the rollout's time."""
     if inputs.model.upstream == "scripted":
-        return ScriptedUpstream(ScriptedPolicy([inputs.script] if inputs.script else []))
+        policy = ScriptedPolicy([inputs.script] if inputs.script else [])
+        return ScriptedUpstream(policy, inputs.model.latency)
     key = os.environ.get(inputs.model.api_key_env or "", "")
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
     return OpenAIUpstream(inputs.model.base_url, key, timeout_s=attempt_s)
@@ -295,7 +292,8 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             except InfraError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "infra_error", str(exc).splitlines()[0][:300]
-        workspace = snapshot(work)  # before grading: the tests run the agent's programs
+        # Before grading: the tests run the agent's programs, which may write anything.
+        workspace = snapshot(work, sandbox, inputs.task_json["workdir"])
         official = grade_official(
             work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox
         )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cgroup import SandboxCgroup
-from harnesspro.rollout import snapshot
+from harnesspro.snapshot import take
 from harnesspro.sandbox import Bubblewrap, Limits
 
 GIB = 1024**3
@@ -50,5 +50,5 @@ def test_the_sandbox_tmp_counts_against_its_memory() -> None:
 def test_snapshot_is_capped_in_total(tmp_path: Path) -> None:
     for i in range(5):
         (tmp_path / f"f{i}.bin").write_bytes(b"x" * 100)
-    kept = snapshot(tmp_path, total_cap=250)
+    kept = take(tmp_path, total_cap=250).files
     assert sorted(kept) == ["f0.bin", "f1.bin"]  # 200 bytes; a third file would pass 250
