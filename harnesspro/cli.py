@@ -37,6 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run_dir", type=Path)
     export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
     export.add_argument("--out", required=True, type=Path)
+    dashboard = sub.add_parser("dashboard", help="a run's HTML dashboard, or the runs index")
+    dashboard.add_argument("run_dir", type=Path, nargs="?")
+    dashboard.add_argument("--out", type=Path, help="default: RUN/dashboard.html")
+    dashboard.add_argument(
+        "--index", type=Path, metavar="RUNS", help="write dashboards/index.html over RUNS/*"
+    )
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
@@ -143,6 +149,22 @@ def cmd_export(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_dashboard(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.reports.dashboard import write_dashboard
+    from harnesspro.reports.index import write_index
+
+    if (args.run_dir is None) == (args.index is None):
+        raise ConfigError("dashboard: pass a run folder, or --index RUNS (one of the two).")
+    if args.index is not None:
+        if not args.index.is_dir():
+            raise ConfigError(f"--index {args.index}: not a directory; pass the runs/ folder.")
+        path = write_index(args.index, args.out or Path("dashboards") / "index.html")
+    else:
+        path = write_dashboard(args.run_dir, args.out)
+    console.print(f"wrote {path}", markup=False)
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.evaluate import open_run
     from harnesspro.evolve import finish_run
@@ -189,6 +211,7 @@ COMMANDS = {
     "profiles": cmd_profiles,
     "export": cmd_export,
     "eval": cmd_eval,
+    "dashboard": cmd_dashboard,
     "harness": cmd_harness,
     "rollout": cmd_rollout,
 }

@@ -14,6 +14,7 @@ from harnesspro.gateway.search import describe_search_costs, write_search_costs
 from harnesspro.improve import check_predictions, improve
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.reports import agreement, budget
+from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
 from harnesspro.reports.money import dollars
@@ -72,6 +73,7 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     write_epoch_reports(ctx, selected, spread, held)
     run_reports(ctx)
     ctx.ledger.finish_epoch(epoch, selected.hypervolume)
+    write_dashboard(ctx.run.root)  # RUN/dashboard.html, rebuilt at the end of every epoch
     scores = ctx.scores()
     for mode, cid in selected.picks.items():
         s, u, v = scores[cid], spread[cid], held.get(cid)
@@ -143,6 +145,8 @@ def run_reports(ctx: RunContext) -> list[str]:
         ctx.config.evaluation.max_rollouts,
         ctx.ledger.meta("stopped"),
         ctx.config.budget.max_target_dollars,
+        ctx.ledger.search_calls(),
+        ctx.config.budget.max_improver_dollars,
     )
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())
@@ -165,6 +169,7 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
     for line in run_reports(ctx):
         ctx.console.print(line, markup=False)
+    ctx.console.print(f"dashboard: {write_dashboard(ctx.run.root)}", markup=False)
 
 
 def main(argv: list[str] | None = None) -> int:
