@@ -133,18 +133,21 @@ def cmd_profiles(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
-    from harnesspro.harness.repo import HarnessRepo
+    from harnesspro.export import export_profile
+    from harnesspro.reports.rundata import load_run
 
     profile = next((p for p in load_profiles(args.run_dir) if p.mode == args.profile), None)
     if profile is None:
         raise RunNotFound(f"{args.run_dir}: no '{args.profile}' profile in the last epoch.")
-    if args.out.exists() and any(args.out.iterdir()):
+    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
-    HarnessRepo(args.run_dir / "harness", args.run_dir / "worktrees").export(
-        profile.commit, args.out
-    )
+    data = load_run(args.run_dir)
+    seed = data.candidates[data.candidates["id"] == "c000"]["commit"]
+    export_profile(data, profile, args.out, None if seed.empty else str(seed.iloc[0]))
     console.print(
-        f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}"
+        f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}: "
+        "the harness, README.md (how to run it standalone) and provenance.json",
+        markup=False,
     )
     return 0
 

@@ -9,6 +9,7 @@ Either way every input comes from `disclosure.improver_inputs`.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from harnesspro.gateway.upstream import Upstream
 from harnesspro.improvers.roles import CatalogImprover, Improver, LLMImprover
 from harnesspro.planner import check_prediction
 from harnesspro.records import Candidate, Plan
+from harnesspro.reports.money import relative
 
 
 def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
@@ -137,8 +139,10 @@ def check_predictions(ctx: RunContext, epoch: int) -> None:
             float(row["predicted_cost"]),
         )
         d_pass, d_cost, held = check_prediction(plan, scores[parent], scores[child])
+        # An unpriced model's cost change is unknown, and so is whether the prediction held.
+        outcome = "unknown" if math.isnan(d_cost) else "held" if held else "missed"
         ctx.console.print(
             f"  check {child} ({plan.mechanism}): pass {d_pass:+.3f} "
-            f"(predicted {plan.predicted_pass:+.3f}), cost {d_cost:+.1%} "
-            f"(predicted {plan.predicted_cost:+.1%}) -> {'held' if held else 'missed'}"
+            f"(predicted {plan.predicted_pass:+.3f}), cost {relative(d_cost)} "
+            f"(predicted {plan.predicted_cost:+.1%}) -> {outcome}"
         )

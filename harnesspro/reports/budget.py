@@ -61,7 +61,7 @@ def budget_report(
         Spend("rollouts", max_rollouts, float(len(search))),
         Spend("target_dollars", max_target_dollars, _dollars(search["cost"])),
     ]
-    if search_calls is not None:
+    if not calls.empty or max_improver_dollars is not None:  # else: no improver account
         spends.append(Spend("improver_dollars", max_improver_dollars, _dollars(calls["cost"])))
     return BudgetReport(
         search=tuple(spends),

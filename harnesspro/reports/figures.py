@@ -42,8 +42,15 @@ def front_figure(front: pd.DataFrame, level: float) -> go.Figure:
     ]
     front_layout(fig, front, "Pareto front per epoch (coreset)", level)
     fig.update_layout(
-        sliders=[{"active": len(steps) - 1, "steps": steps, "currentvalue": {"visible": False}}],
-        height=560,
+        sliders=[
+            {
+                "active": len(steps) - 1,
+                "steps": steps,
+                "currentvalue": {"prefix": "showing "},
+                "pad": {"t": 60},
+            }
+        ],
+        height=620,
     )
     return fig
 
@@ -131,8 +138,10 @@ def cost_figure(costs: pd.DataFrame) -> go.Figure:
         1,
         2,
     )
+    searched = "search" in set(costs.get("account", []))
     fig.update_layout(
-        title="Cost per epoch: target (harness rollouts) and search (improver calls) accounts",
+        title="Cost per epoch: target (harness rollouts) and search (improver calls) accounts"
+        + ("" if searched else "<br><sub>no improver calls: the catalog improver is free</sub>"),
         barmode="stack",
         height=420,
     )

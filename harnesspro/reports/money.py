@@ -10,3 +10,10 @@ def dollars(value: float | None, digits: int = 4) -> str:
     if value is None or math.isnan(value):
         return "unknown $"
     return f"${value:.{digits}f}"
+
+
+def relative(change: float | None) -> str:
+    """`+12.5%`, or `unknown` when the change is of an unknown cost."""
+    if change is None or math.isnan(change):
+        return "unknown"
+    return f"{change:+.1%}"
