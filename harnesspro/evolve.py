@@ -14,6 +14,7 @@ from harnesspro.gateway.search import describe_search_costs, write_search_costs
 from harnesspro.improve import check_predictions, improve
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.reports import agreement, budget
+from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
@@ -150,6 +151,7 @@ def run_reports(ctx: RunContext) -> list[str]:
     )
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())
+    write_run_costs(rollouts, ctx.ledger.search_calls(), ctx.run.reports())
     lines = [agreement.describe(name, a) for name, a in by_split.items()]
     return [*lines, *budget.describe(spend), describe_search_costs(ctx.ledger)]
 

@@ -116,3 +116,8 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
         out[column] = out[column].map(lambda v: UNKNOWN if pd.isna(v) else v)
     out.to_csv(path, index=False)
     return path
+
+
+def write_run_costs(rollouts: pd.DataFrame, search_calls: pd.DataFrame, folder: Path) -> Path:
+    """reports/costs.csv: both accounts by epoch, the held-out evaluation and the total."""
+    return write_csv(run_costs(rollouts, search_calls), folder / "costs.csv")

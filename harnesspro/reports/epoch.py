@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from harnesspro.reports.costs import epoch_costs, run_costs, write_csv
+from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import draw_front, front_frame
 
 if TYPE_CHECKING:
@@ -22,8 +22,7 @@ def write_epoch_reports(
     intervals: Mapping[str, Uncertainty] | None = None,
     validation: Mapping[str, Score] | None = None,
 ) -> None:
-    """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv} and the run-level
-    reports/costs.csv."""
+    """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv}."""
     from harnesspro.context import SEED_ID
 
     folder = ctx.run.reports(selected.epoch)
@@ -36,6 +35,5 @@ def write_epoch_reports(
     frame.to_csv(folder / "front.csv", index=False)
     rollouts = ctx.ledger.rollouts()
     write_csv(epoch_costs(rollouts, selected.epoch, SEED_ID), folder / "costs.csv")
-    write_csv(run_costs(rollouts, ctx.ledger.search_calls()), ctx.run.reports() / "costs.csv")
     plans = ctx.ledger.plans()
     plans[plans["epoch"] == selected.epoch].to_csv(folder / "plans.csv", index=False)
