@@ -18,7 +18,7 @@ from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, share
 from harnesspro.scorer import freeze_tests, score_pending
 from harnesspro.selection import Selected, recorded, select
 from harnesspro.uncertainty import Uncertainty, bootstrap
@@ -82,7 +82,7 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
         ctx.console.print(
             f"  epoch {epoch} {mode:>6}: {cid} pass {s.pass_rate:.1%} "
             f"[{u.pass_rate_ci[0]:.0%}, {u.pass_rate_ci[1]:.0%}] {dollars(s.cost_per_task)}/task, "
-            f"P(non-dominated) {u.p_nondominated:.2f}{valid}"
+            f"P(non-dominated) {share(u.p_nondominated)}{valid}"
         )
     return selected
 

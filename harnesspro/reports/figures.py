@@ -60,7 +60,10 @@ def hypervolume_figure(hv: pd.DataFrame) -> go.Figure:
     fig = go.Figure(go.Scatter(x=hv["epoch"], y=hv["hypervolume"], mode="lines+markers"))
     ref = hv["ref_cost"].iloc[0] if not hv.empty else None
     unit = "tokens/task" if not hv.empty and hv["axis"].iloc[0] == "tokens" else "$/task"
-    where = "none" if ref is None or pd.isna(ref) else f"pass 0, {ref:,.4g} {unit}"
+    if ref is None or pd.isna(ref):
+        where = "none yet"
+    else:
+        where = f"pass 0, {ref:,.0f} {unit}" if unit == "tokens/task" else f"pass 0, ${ref:.4f}"
     fig.update_layout(
         title=f"Hypervolume per epoch (reference point fixed at epoch 0: {where})",
         xaxis={"title": "epoch", "dtick": 1},

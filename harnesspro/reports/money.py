@@ -1,4 +1,5 @@
-"""Printing dollars: an unknown cost (an unpriced model) prints as unknown, never as 0."""
+"""Printing dollars and shares: an unknown value (an unpriced model) prints as unknown, never
+as 0 or nan."""
 
 from __future__ import annotations
 
@@ -17,3 +18,8 @@ def relative(change: float | None) -> str:
     if change is None or math.isnan(change):
         return "unknown"
     return f"{change:+.1%}"
+
+
+def share(value: float | None) -> str:
+    """`0.40`, or `unknown` (e.g. P(non-dominated) when costs are unknown)."""
+    return "unknown" if value is None or math.isnan(value) else f"{value:.2f}"
