@@ -99,6 +99,7 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
     last = run_dir / "reports" / f"epoch-{profiles[0].epoch}"
     console.print(f"Pareto front: {last / 'pareto.html'}")
     console.print(f"cost report:  {last / 'costs.csv'}")
+    console.print(f"dashboard:    {run_dir / 'dashboard.html'}")
     return 0
 
 
