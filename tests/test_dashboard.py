@@ -87,21 +87,24 @@ def test_fronts_match_the_recorded_selection(finished_run: Path) -> None:
 
 def test_lineage_reads_plan_columns_when_present(finished_run: Path, tmp_path: Path) -> None:
     lineage = frames.lineage(load_run(finished_run)).set_index("candidate")
-    plans = dict(
-        sql(finished_run, "SELECT child_id, rationale FROM plans WHERE child_id IS NOT NULL")
-    )  # noqa: E501
-    for child, rationale in plans.items():
+    plans = sql(
+        finished_run,
+        "SELECT child_id, rationale, verdict, measured_pass FROM plans WHERE child_id IS NOT NULL",
+    )
+    assert plans
+    by_child = {row[0]: row for row in plans}  # a shared tree: the last plan naming it
+    for child, rationale, verdict, measured in by_child.values():
         assert lineage.loc[child, "rationale"] == rationale
-        assert lineage.loc[child, "verdict"] == frames.ABSENT  # no verdict column yet
-    # A ledger that records verdicts (a later schema): shown as recorded.
+        assert lineage.loc[child, "verdict"] == (verdict or frames.ABSENT)
+        if measured is not None:
+            assert lineage.loc[child, "measured_pass"] == pytest.approx(measured)
+    # A ledger without verdicts (older runs): "—", never a guess.
     copy = tmp_path / "run"
     shutil.copytree(finished_run, copy, ignore=shutil.ignore_patterns("worktrees", "rollouts"))
-    child = next(iter(plans))
     with sqlite3.connect(copy / "ledger.sqlite") as db:
-        db.execute("ALTER TABLE plans ADD COLUMN verdict TEXT")
-        db.execute("UPDATE plans SET verdict = 'helped' WHERE child_id = ?", (child,))
+        db.execute("UPDATE plans SET verdict = NULL")
     lineage = frames.lineage(load_run(copy)).set_index("candidate")
-    assert lineage.loc[child, "verdict"] == "helped"
+    assert (lineage.loc[[str(c) for c, *_ in plans], "verdict"] == frames.ABSENT).all()
 
 
 def test_heatmap_is_the_ledger_pass_rate(finished_run: Path) -> None:

@@ -106,6 +106,11 @@ def _plan_field(plan: dict[str, Any] | None, column: str) -> object:
     return ABSENT if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+def _measured(plan: dict[str, Any] | None, column: str, computed: float) -> float:
+    value = _plan_field(plan, column)
+    return computed if value == ABSENT else float(value)  # type: ignore[arg-type]
+
+
 def lineage(data: RunData) -> pd.DataFrame:
     """One row per candidate: where it sits (epoch, row within the epoch by directive), its
     parent, its coreset score, and the plan that made it: rationale, predicted effect, the
@@ -151,14 +156,13 @@ def lineage(data: RunData) -> pd.DataFrame:
                 "rationale": _plan_field(plan, "rationale"),
                 "predicted_pass": _plan_field(plan, "predicted_pass"),
                 "predicted_cost": _plan_field(plan, "predicted_cost"),
-                "measured_pass": measured_pass,
-                "measured_cost": measured_cost,
+                # The ledger's paired measurement when it has one, else child minus parent.
+                "measured_pass": _measured(plan, "measured_pass", measured_pass),
+                "measured_cost": _measured(plan, "measured_cost", measured_cost),
                 "verdict": _plan_field(plan, "verdict"),
                 "note": _plan_field(plan, "note"),
                 "plan_columns": {
-                    k: _plan_field(plan, k)
-                    for k in (plan or {})
-                    if k.startswith("measured") or k.startswith("verdict")
+                    k: _plan_field(plan, k) for k in (plan or {}) if k.startswith("verdict_")
                 },
             }
         )
