@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from harnesspro.atomic import atomic_path
-from harnesspro.metrics import cost_table, search_rollouts
+from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import draw_front, front_frame
 
 if TYPE_CHECKING:
@@ -24,19 +24,20 @@ def write_epoch_reports(
     validation: Mapping[str, Score] | None = None,
 ) -> None:
     """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv}."""
+    from harnesspro.context import SEED_ID
+
     folder = ctx.run.reports(selected.epoch)
     folder.mkdir(parents=True, exist_ok=True)
     frame = front_frame(
-        ctx.scores(), ctx.candidates(), selected.survivors, selected.picks, intervals, validation
+        ctx.scores(), ctx.candidates(), selected.picks, SEED_ID, intervals, validation
     )
     level = ctx.config.evaluation.confidence
     draw_front(frame, f"Pareto front after epoch {selected.epoch}", folder / "pareto.html", level)
     with atomic_path(folder / "front.csv") as tmp:
         frame.to_csv(tmp, index=False)
-    rollouts = search_rollouts(ctx.ledger.rollouts())
-    epoch_rollouts = rollouts[rollouts["epoch"] == selected.epoch]
+    rollouts = ctx.ledger.rollouts()
     with atomic_path(folder / "costs.csv") as tmp:
-        cost_table(epoch_rollouts).to_csv(tmp, index=False)
+        write_csv(epoch_costs(rollouts, selected.epoch, SEED_ID), tmp)
     plans = ctx.ledger.plans()
     with atomic_path(folder / "plans.csv") as tmp:
         plans[plans["epoch"] == selected.epoch].to_csv(tmp, index=False)
