@@ -106,6 +106,15 @@ class EvolutionConfig(_Strict):
     `improver_model`, falling back to the catalog with a recorded reason)."""
     improver_model: ImproverConfig = ImproverConfig()
     """The model of the `llm` improver."""
+    strategy: Literal[
+        "harnesspro", "random", "nsga2", "rho", "balance", "no-planner", "no-synth"
+    ] = "harnesspro"
+    """How the search spends its budget (harnesspro/strategies/): the method itself, or a
+    baseline/ablation for `harnesspro bench`; `no-synth` scores with a trajectory judgement
+    instead of the frozen tests."""
+    racing: bool = False
+    """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
+    high probability (90%) before the full G."""
 
 
 class Mode(_Strict):
@@ -185,6 +194,13 @@ class EvaluationConfig(_Strict):
     max_rollouts: int | None = Field(None, ge=1)
     """Cap on search rollouts (coreset + validation); whole candidates only, so it is never
     exceeded. The held-out evaluation is accounted apart."""
+    official_on_search: bool = True
+    """Also run the official verifier on search (coreset, validation) rollouts, which the
+    search never reads: it feeds only the synthesized-vs-official agreement report (about
+    half a scripted rollout's time; `harnesspro bench` turns it off)."""
+    rollout_cache: Path | None = None
+    """A SQLite file of finished rollouts shared between runs: a rollout whose key (tree,
+    task, attempt, model and profile, seed, price, limits) is there is copied, not rerun."""
 
 
 class RunConfig(_Strict):

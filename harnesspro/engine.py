@@ -17,6 +17,7 @@ from harnesspro.context import RunContext
 from harnesspro.policies.scripted import TaskScript, script_for
 from harnesspro.records import Candidate, RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.rollout_cache import RolloutCache
 from harnesspro.tasks.loader import folder_files, workspace_files
 
 Split = Literal["coreset", "validation", "test"]
@@ -107,6 +108,7 @@ def rollout_inputs(
     task_id: str,
     attempt: int,
     epoch: int,
+    grade: bool = True,
 ) -> RolloutInputs:
     """Everything one rollout needs, as data for a Ray worker."""
     meta = ctx.tasks[task_id]
@@ -128,6 +130,7 @@ def rollout_inputs(
         memory_mb=ctx.config.sandbox.memory_mb,
         budget=ctx.config.gateway.rollout_budget,
         retry=ctx.config.gateway.retry_policy(),
+        grade=grade,
     )
 
 
@@ -186,8 +189,16 @@ def evaluate(
         return Evaluated(0, skipped)
     files = {c.id: ctx.repo.files(c.commit) for c, _, _ in todo}
     payloads = {t: task_payload(ctx, t) for t in dict.fromkeys(t for _, t, _ in todo)}
-    batch = [rollout_inputs(ctx, c, files[c.id], payloads[t], t, a, epoch) for c, t, a in todo]
-    ensure_ray(ctx.config.ray.num_cpus)
+    grade = split == "test" or ctx.config.evaluation.official_on_search
+    batch = [
+        rollout_inputs(ctx, c, files[c.id], payloads[t], t, a, epoch, grade) for c, t, a in todo
+    ]
+    store = ctx.config.evaluation.rollout_cache
+    cache = RolloutCache(store) if store else None
+    cached = {id(i): hit for i in batch if cache and (hit := cache.get(i)) is not None}
+    fresh = [i for i in batch if id(i) not in cached]
+    if fresh:
+        ensure_ray(ctx.config.ray.num_cpus)
     names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
     with Progress(console=ctx.console, transient=True) as progress:
         bar = progress.add_task(f"epoch {epoch} {split}: rollouts of {names}", total=len(batch))
@@ -195,15 +206,22 @@ def evaluate(
         def record(inputs: RolloutInputs, result: RolloutResult) -> None:
             artifacts = ctx.run.save_rollout(result)
             ctx.ledger.record_rollout(inputs.spec, result, artifacts, split)
+            if cache and id(inputs) not in cached:
+                cache.put(inputs, result)
             progress.advance(bar)
 
+        for inputs in batch:
+            if id(inputs) in cached:
+                record(inputs, cached[id(inputs)])
         finished = run_all(
-            batch,
+            fresh,
             record,
             max_in_flight=2 * ctx.config.ray.num_cpus,
             infra_retries=ctx.config.gateway.infra_retries,
             should_stop=dollar_cap_reached(ctx) if split != "test" else lambda: False,
         )
+    if cache:
+        cache.close()
     if not finished:
         reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
         if not ctx.ledger.meta("stopped"):

@@ -10,14 +10,16 @@ from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import run_final
-from harnesspro.improve import check_predictions, improve
+from harnesspro.improve import check_predictions
 from harnesspro.metrics import scored, search_rollouts
+from harnesspro.racing import race
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
 from harnesspro.reports.money import dollars
 from harnesspro.search.account import describe_search_costs, write_search_costs
 from harnesspro.selection import Selected, recorded, select
+from harnesspro.strategies import make_strategy
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
 from harnesspro.uncertainty import Uncertainty, bootstrap
 from harnesspro.validation import validate, validation_scores
@@ -97,8 +99,8 @@ def epoch_zero(ctx: RunContext) -> Selected:
 
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
-    children = improve(ctx, epoch, previous.parents)
-    note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
+    children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, previous.parents)
+    note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     check_predictions(ctx, epoch)
     return close_epoch(ctx, epoch)

@@ -60,6 +60,8 @@ class RolloutInputs:
     memory_mb: int = 4096
     budget: RolloutBudget = RolloutBudget()
     retry: RetryPolicy = RetryPolicy()
+    grade: bool = True
+    """Run the official verifier (search rollouts may skip it: evaluation.official_on_search)."""
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> Path:
@@ -264,8 +266,10 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             except InfraError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "infra_error", str(exc).splitlines()[0][:300]
-        official = grade_official(
-            work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox
+        official = (
+            grade_official(work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox)
+            if inputs.grade
+            else None
         )
         trajectory_path = tmp / "out" / "trajectory.jsonl"
         trajectory = (

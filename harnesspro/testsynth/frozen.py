@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.testsynth.judge import judge
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 
 
@@ -40,9 +41,15 @@ def load_frozen(ctx: RunContext) -> dict[str, SynthTest]:
 
 
 def score_pending(ctx: RunContext) -> None:
-    """Grade every rollout that has no verdict yet with its task's frozen test."""
+    """Grade every rollout that has no verdict yet with its task's frozen test (under the
+    `no-synth` ablation: with a judgement of its trajectory instead)."""
     tests = load_frozen(ctx)
     rollouts = ctx.ledger.rollouts()
+    if ctx.config.evolution.strategy == "no-synth":
+        searched = [*ctx.splits.coreset, *ctx.splits.validation]
+        pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(searched)]
+        ctx.ledger.set_passes({k: judge(ctx.run.trajectory(k)) for k in pending["key"]})
+        return
     pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests))]
     verdicts = {
         key: score(tests[task_id], ctx.run.workspace(key))
