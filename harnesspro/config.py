@@ -33,6 +33,26 @@ class Price(_Strict):
     """Output tokens, reasoning included."""
 
 
+class BehaviourConfig(_Strict):
+    """The scripted policy's hidden behaviour profile (README: "Behaviour profiles"); trusted
+    side, like the test split. Neither key = the documented default profile."""
+
+    seed: int | None = None
+    """Draw the profile from the documented distribution with this seed."""
+    profile: Path | None = None
+    """A profile file (YAML/JSON of `BehaviourProfile` fields) instead of a drawn one."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> BehaviourConfig:
+        if self.seed is not None and self.profile is not None:
+            raise ValueError("give either seed or profile, not both")
+        return self
+
+    @property
+    def configured(self) -> bool:
+        return self.seed is not None or self.profile is not None
+
+
 class ModelConfig(_Strict):
     name: str = "scripted"
     """Model name the harness asks for (HARNESSPRO_MODEL)."""
@@ -44,6 +64,16 @@ class ModelConfig(_Strict):
     """Environment variable holding the provider key; read only by the gateway."""
     allow_unpriced: bool = False
     """Run a model with no known price; its cost is then reported as unknown, never as 0."""
+    behaviour: BehaviourConfig = BehaviourConfig()
+    """The scripted policy's behaviour profile (upstream: scripted only)."""
+
+    @model_validator(mode="after")
+    def _behaviour_needs_the_scripted_policy(self) -> ModelConfig:
+        if self.behaviour.configured and self.upstream != "scripted":
+            raise ValueError(
+                "model.behaviour acts on upstream 'scripted' only; remove it or use that upstream"
+            )
+        return self
 
 
 class TasksConfig(_Strict):

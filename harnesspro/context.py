@@ -13,6 +13,12 @@ from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
 from harnesspro.metrics import candidate_scores
+from harnesspro.policies.profile import (
+    DEFAULT_PROFILE,
+    BehaviourProfile,
+    ProfileError,
+    resolve_profile,
+)
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
 from harnesspro.tasks.loader import load_suite
@@ -47,11 +53,17 @@ class RunContext:
     splits: Splits
     price: Price | None
     console: Console
+    behaviour: BehaviourProfile = DEFAULT_PROFILE
+    """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
 
     @classmethod
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
+        try:
+            behaviour = resolve_profile(config.model.behaviour.seed, config.model.behaviour.profile)
+        except ProfileError as exc:
+            raise ConfigError(str(exc)) from None
         if config.evolution.improver == "llm":
             from harnesspro.search.account import improver_price
 
@@ -71,7 +83,7 @@ class RunContext:
         run.write_splits(splits)
         ledger = Ledger(run.ledger)
         repo = HarnessRepo(run.harness, run.worktrees)
-        return cls(config, run, ledger, repo, tasks, splits, price, console)
+        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour)
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}

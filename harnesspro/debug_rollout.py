@@ -9,6 +9,7 @@ from pathlib import Path
 from harnesspro.config import ConfigError, ModelConfig, Price, load_config
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.validate import static_problem
+from harnesspro.policies.profile import ProfileError, resolve_profile
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout, write_tree
@@ -38,6 +39,10 @@ def debug_rollout(
         raise ConfigError(f"{harness}: {problem}.")
     task = load_task(task_dir)
     settings, price = model_settings(model, config)
+    try:
+        behaviour = resolve_profile(settings.behaviour.seed, settings.behaviour.profile)
+    except ProfileError as exc:
+        raise ConfigError(str(exc)) from None
     result = run_rollout(
         RolloutInputs(
             spec=RolloutSpec("debug", "debug", task.id, 0, 0),
@@ -51,6 +56,7 @@ def debug_rollout(
             timeout_s=task.timeout_s,
             sampling_seed=secrets.token_hex(4),
             token=secrets.token_hex(16),
+            behaviour=behaviour,
         )
     )
     write_tree(out / "workspace", result.workspace)

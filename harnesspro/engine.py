@@ -77,7 +77,10 @@ def run_all(
 def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: int) -> str:
     """Hash of everything that determines a rollout: finished keys are never rerun."""
     m, sb = ctx.config.model, ctx.config.sandbox
-    parts = (candidate.tree, task_id, attempt, m.name, m.upstream, m.base_url, sb.timeout_s)
+    parts: tuple[object, ...] = (candidate.tree, task_id, attempt, m.name, m.upstream)
+    parts += (m.base_url, sb.timeout_s)
+    if m.upstream == "scripted" and m.behaviour.configured:  # default-profile keys unchanged
+        parts += (ctx.behaviour.digest(),)
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:20]
 
 
@@ -130,7 +133,11 @@ def rollout_inputs(
         memory_mb=ctx.config.sandbox.memory_mb,
         budget=ctx.config.gateway.rollout_budget,
         retry=ctx.config.gateway.retry_policy(),
+<<<<<<< HEAD
         grade=grade,
+=======
+        behaviour=ctx.behaviour,
+>>>>>>> issue-11p
     )
 
 

@@ -20,6 +20,7 @@ from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import BUDGET_STATUS, Gateway
 from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
+from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
@@ -62,6 +63,7 @@ class RolloutInputs:
     retry: RetryPolicy = RetryPolicy()
     grade: bool = True
     """Run the official verifier (search rollouts may skip it: evaluation.official_on_search)."""
+    behaviour: BehaviourProfile = DEFAULT_PROFILE  # trusted side: the gateway's only
 
 
 def write_tree(root: Path, files: dict[str, bytes]) -> Path:
@@ -143,7 +145,8 @@ def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[s
 def make_upstream(inputs: RolloutInputs) -> Upstream:
     """The upstream for this rollout's model config; provider keys stay in this process."""
     if inputs.model.upstream == "scripted":
-        return ScriptedUpstream(ScriptedPolicy([inputs.script] if inputs.script else []))
+        scripts = [inputs.script] if inputs.script else []
+        return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour))
     key = os.environ.get(inputs.model.api_key_env or "", "")
     return OpenAIUpstream(inputs.model.base_url, key)
 

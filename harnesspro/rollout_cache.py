@@ -22,6 +22,7 @@ def cache_key(inputs: RolloutInputs) -> str:
     parts = (
         inputs.spec.key, inputs.model.model_dump_json(), inputs.price, inputs.sampling_seed,
         inputs.timeout_s, inputs.sandbox, inputs.memory_mb, inputs.budget, inputs.grade,
+        inputs.behaviour.digest(),
     )  # fmt: skip
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 

@@ -47,10 +47,14 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-def envelope(request: Mapping[str, Any], message: dict[str, Any], cached: int) -> dict[str, Any]:
-    """An OpenAI-shaped chat completion around `message`, with estimated usage."""
+def envelope(
+    request: Mapping[str, Any], message: dict[str, Any], cached: int, reasoning: int | None = None
+) -> dict[str, Any]:
+    """An OpenAI-shaped chat completion around `message`, with estimated usage; `reasoning`
+    tokens default to 150 at high reasoning effort, else 0."""
     prompt_tokens = count_tokens(_prompt_text(request))
-    reasoning = 150 if request.get("reasoning_effort") == "high" else 0
+    if reasoning is None:
+        reasoning = 150 if request.get("reasoning_effort") == "high" else 0
     completion = count_tokens(json.dumps(message)) + reasoning
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
@@ -97,7 +101,8 @@ class ScriptedUpstream:
 
     def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         message = self.policy.respond(request, sampling_seed)
-        return envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
+        cached = self.cache.cached_tokens(request, sampling_seed)
+        return envelope(request, message, cached, self.policy.reasoning_tokens(request))
 
     def stream(self, request: Mapping[str, Any], sampling_seed: str) -> Iterator[dict[str, Any]]:
         return to_chunks(self.complete(request, sampling_seed))
