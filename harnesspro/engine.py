@@ -133,11 +133,8 @@ def rollout_inputs(
         memory_mb=ctx.config.sandbox.memory_mb,
         budget=ctx.config.gateway.rollout_budget,
         retry=ctx.config.gateway.retry_policy(),
-<<<<<<< HEAD
         grade=grade,
-=======
         behaviour=ctx.behaviour,
->>>>>>> issue-11p
     )
 
 
