@@ -11,6 +11,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harnesspro.bench.command import cmd_bench
+from harnesspro.bench.command import register as register_bench
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars
@@ -41,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
     COMMANDS.update(register_task_commands(sub))
+    register_bench(sub)
     harness = sub.add_parser("harness", help="work with a harness directory")
     harness_sub = harness.add_subparsers(dest="harness_command", required=True)
     validate = harness_sub.add_parser("validate", help="check a harness against the contract")
@@ -191,6 +194,7 @@ COMMANDS = {
     "eval": cmd_eval,
     "harness": cmd_harness,
     "rollout": cmd_rollout,
+    "bench": cmd_bench,
 }
 
 

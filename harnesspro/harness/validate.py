@@ -3,6 +3,7 @@ code that compiles, and a smoke rollout on a trivial task that must complete."""
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from pathlib import Path
 
@@ -73,12 +74,28 @@ def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult
     )
 
 
+# Smoke verdicts by the harness's file contents: the smoke rollout is fixed (task, policy,
+# sampling seed), so equal files give the same verdict; a bench makes the same trees often.
+_SMOKE_VERDICTS: dict[str, str] = {}
+
+
+def _files_digest(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for rel in sorted(files):
+        if rel == ".git" or rel.startswith(".git/"):
+            continue  # a worktree's pointer to its repository, not harness content
+        digest.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+    return digest.hexdigest()
+
+
 def validate_harness(candidate: Path, seed: Path | None, smoke: bool = True) -> str:
     """'' when the candidate may get rollouts, else the validator's one-line message."""
     problem = static_problem(candidate, seed)
     if problem or not smoke:
         return problem
-    result = smoke_rollout(candidate)
-    if result.status != "ok":
-        return f"smoke rollout ended {result.status}: {result.reason}"
-    return ""
+    key = _files_digest(folder_files(candidate))
+    if key not in _SMOKE_VERDICTS:
+        result = smoke_rollout(candidate)
+        ok = result.status == "ok"
+        _SMOKE_VERDICTS[key] = "" if ok else f"smoke rollout ended {result.status}: {result.reason}"
+    return _SMOKE_VERDICTS[key]

@@ -90,12 +90,14 @@ class NSGA2Search:
                 continue
             plan = Plan(SEED_ID, "balanced", names, "NSGA-II offspring", 0.0, 0.0)
             existing = list(ctx.candidates().values())
-            edit = apply_plan(plan, seed, ctx.repo, existing, f"c{len(existing):03d}", epoch,
-                              apply_genome)  # fmt: skip
+            edit = apply_plan(
+                plan, seed, ctx.repo, existing, f"c{len(existing):03d}", epoch, apply_genome
+            )
             if edit.new and edit.candidate:
                 ctx.ledger.add_candidate(edit.candidate)
             if edit.candidate and edit.candidate.id not in ctx.scores():
                 children[edit.candidate.id] = edit.candidate
-            ctx.ledger.record_plan(epoch, plan, edit.candidate.id if edit.candidate else None,
-                                   edit.note)  # fmt: skip
+            ctx.ledger.record_plan(
+                epoch, plan, edit.candidate.id if edit.candidate else None, edit.note
+            )
         return list(children.values())

@@ -30,7 +30,7 @@ def pass_first_plans(
                 p.mechanism.summary,
                 round(p.d_pass, 4),
                 round(p.d_cost, 4),
-            )  # fmt: skip
+            )
             for p in options[: len(DIRECTIVES)]
         ]
     return plans
