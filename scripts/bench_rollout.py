@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import secrets
+import statistics
 import sys
 import tempfile
 import time
@@ -30,6 +31,7 @@ from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.runfolder import RunFolder
+from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
 
 SPENT: dict[str, float] = collections.defaultdict(float)
@@ -59,7 +61,7 @@ def instrument() -> None:
     up.complete = timed("policy answers", up.complete)  # type: ignore[method-assign]
 
 
-def inputs_for(task: Any, harness: dict[str, bytes], i: int) -> RolloutInputs:
+def inputs_for(task: Any, harness: dict[str, bytes], i: int, grade: bool) -> RolloutInputs:
     return RolloutInputs(
         spec=RolloutSpec(f"bench{i}", "seed", task.id, i, 0),
         harness_files=harness,
@@ -72,7 +74,20 @@ def inputs_for(task: Any, harness: dict[str, bytes], i: int) -> RolloutInputs:
         timeout_s=task.timeout_s,
         sampling_seed=f"bench:{i}",
         token=secrets.token_hex(16),
+        grade=grade,
     )
+
+
+def interpreter_start(runs: int) -> tuple[float, float]:
+    """Median ms of the sandbox's `python -c pass` with and without site (the forwarder's -S)."""
+    sandbox = Bubblewrap()
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(2 * runs):
+        flag = ["-S"] if i % 2 else []
+        started = time.perf_counter()
+        sandbox.run([sys.executable, *flag, "-c", "pass"], [], {}, "/tmp", 30)
+        times[bool(i % 2)].append(time.perf_counter() - started)
+    return statistics.median(times[False]) * 1000, statistics.median(times[True]) * 1000
 
 
 def main(n: int = 12) -> None:
@@ -84,9 +99,14 @@ def main(n: int = 12) -> None:
         run.root.mkdir(parents=True)
         ledger = Ledger(Path(name) / "ledger.sqlite")
         started = time.perf_counter()
+        by_grade: dict[bool, list[float]] = {True: [], False: []}
         for i in range(n):
-            inputs = inputs_for(tasks[i % len(tasks)], harness, i)
+            # Interleaved, same task for both: the verifier's share is a ratio within one run.
+            grade = i % 2 == 0
+            inputs = inputs_for(tasks[(i // 2) % len(tasks)], harness, i, grade)
+            began = time.perf_counter()
             result = timed("rollout (total)", run_rollout)(inputs)
+            by_grade[grade].append(time.perf_counter() - began)
             artifacts = timed("driver: artifacts", run.save_rollout)(result)
             timed("driver: ledger row", ledger.record_rollout)(
                 inputs.spec, result, artifacts, "coreset"
@@ -100,6 +120,17 @@ def main(n: int = 12) -> None:
         ms = SPENT[key] / n * 1000
         print(f"  {key:<36} {ms:8.1f} ms/rollout  {SPENT[key] / total:6.1%} of a rollout")
     print("  (policy answers run inside 'harness in sandbox', on the gateway's thread)")
+    with_v, without = (statistics.mean(by_grade[g]) * 1000 for g in (True, False))
+    print(f"with the official verifier:    {with_v:7.1f} ms/rollout (search rollouts, before)")
+    print(
+        f"without (official_on_search):  {without:7.1f} ms/rollout (after); "
+        f"ratio {without / with_v:.2f}"
+    )
+    site, no_site = interpreter_start(max(3, n // 2))
+    print(
+        f"sandboxed `python -c pass`: {site:.1f} ms with site, {no_site:.1f} ms with -S "
+        f"(the forwarder, after); ratio {no_site / site:.2f}"
+    )
 
 
 if __name__ == "__main__":
