@@ -10,7 +10,7 @@ from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import run_final
-from harnesspro.improve import check_predictions
+from harnesspro.improve import record_effects
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.racing import race
 from harnesspro.reports import agreement, budget
@@ -102,7 +102,7 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, previous.parents)
     note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
     score_pending(ctx)
-    check_predictions(ctx, epoch)
+    record_effects(ctx, epoch)
     return close_epoch(ctx, epoch)
 
 

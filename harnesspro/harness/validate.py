@@ -74,9 +74,9 @@ def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult
     )
 
 
-# Smoke verdicts by the harness's file contents: the smoke rollout is fixed (task, policy,
-# sampling seed), so equal files give the same verdict; a bench makes the same trees often.
-_SMOKE_VERDICTS: dict[str, str] = {}
+# Smoke rollouts by the harness's file contents: the smoke rollout is fixed (task, policy,
+# sampling seed), so equal files give the same result; a bench makes the same trees often.
+_SMOKES: dict[str, RolloutResult] = {}
 
 
 def _files_digest(files: dict[str, bytes]) -> str:
@@ -90,12 +90,20 @@ def _files_digest(files: dict[str, bytes]) -> str:
 
 def validate_harness(candidate: Path, seed: Path | None, smoke: bool = True) -> str:
     """'' when the candidate may get rollouts, else the validator's one-line message."""
+    return checked(candidate, seed, smoke)[0]
+
+
+def checked(
+    candidate: Path, seed: Path | None, smoke: bool = True
+) -> tuple[str, RolloutResult | None]:
+    """The validator's message ('' = fine) and the smoke rollout when one ran."""
     problem = static_problem(candidate, seed)
     if problem or not smoke:
-        return problem
+        return problem, None
     key = _files_digest(folder_files(candidate))
-    if key not in _SMOKE_VERDICTS:
-        result = smoke_rollout(candidate)
-        ok = result.status == "ok"
-        _SMOKE_VERDICTS[key] = "" if ok else f"smoke rollout ended {result.status}: {result.reason}"
-    return _SMOKE_VERDICTS[key]
+    if key not in _SMOKES:
+        _SMOKES[key] = smoke_rollout(candidate)
+    result = _SMOKES[key]
+    if result.status != "ok":
+        return f"smoke rollout ended {result.status}: {result.reason}", result
+    return "", result
