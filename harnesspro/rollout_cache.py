@@ -17,13 +17,40 @@ from harnesspro.records import RolloutResult
 from harnesspro.rollout import RolloutInputs
 
 
+def _code_digest() -> str:
+    """Our own code that shapes a rollout (policy, gateway, sandbox, rollout): a changed
+    policy must not be served results it did not produce."""
+    root = Path(__file__).parent
+    files = [
+        root / "rollout.py",
+        root / "sandbox.py",
+        *sorted((root / "policies").glob("*.py")),
+        *sorted((root / "gateway").glob("*.py")),
+    ]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+CODE_DIGEST = _code_digest()
+
+
 def cache_key(inputs: RolloutInputs) -> str:
     """The rollout key (tree, task, attempt, model, timeout) plus what a run may vary."""
     parts = (
-        inputs.spec.key, inputs.model.model_dump_json(), inputs.price, inputs.sampling_seed,
-        inputs.timeout_s, inputs.sandbox, inputs.memory_mb, inputs.budget, inputs.grade,
+        CODE_DIGEST,
+        inputs.spec.key,
+        inputs.model.model_dump_json(),
+        inputs.price,
+        inputs.sampling_seed,
+        inputs.timeout_s,
+        inputs.sandbox,
+        inputs.memory_mb,
+        inputs.budget,
+        inputs.grade,
         inputs.behaviour.digest(),
-    )  # fmt: skip
+    )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 

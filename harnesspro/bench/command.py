@@ -63,9 +63,11 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
             outcomes.append(run_variant(base, variant, profile, out, console))
         if args.exhaustive:
             extra[profile] = exhaustive_points(base, profile, out, console)
-    rows = report.run_rows(outcomes, extra)
-    summary = report.summary(rows, seed=base.seed)
-    paths = report.write_outputs(out, rows, summary)
+        # Written after every profile, so an interrupted bench still reports what finished.
+        rows = report.run_rows(outcomes, extra)
+        summary = report.summary(rows, seed=base.seed)
+        paths = report.write_outputs(out, rows, summary)
+        console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
     console.print(
         f"wall time {time.monotonic() - started:.0f} s; wrote " + ", ".join(str(p) for p in paths)
