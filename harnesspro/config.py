@@ -153,6 +153,17 @@ class EvolutionConfig(_Strict):
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
 
+    @model_validator(mode="after")
+    def _switches_that_act(self) -> EvolutionConfig:
+        if self.racing and self.rollouts_per_task == 1:
+            raise ValueError("racing needs rollouts_per_task >= 2 (G = 1 leaves nothing to stop)")
+        if self.improver == "llm" and self.strategy not in ("harnesspro", "no-synth"):
+            raise ValueError(
+                f"strategy '{self.strategy}' plans from the catalog and ignores improver 'llm'; "
+                "use improver 'catalog' or strategy 'harnesspro'"
+            )
+        return self
+
 
 class Mode(_Strict):
     alpha: float = Field(ge=0.0)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from harnesspro.config import ConfigError, load_config
 from harnesspro.racing import dominated_whp
 from harnesspro.selection import best_pass
 from harnesspro.strategies import STRATEGIES, make_strategy
@@ -53,3 +55,19 @@ def test_judge_reads_the_transcript_only() -> None:
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_every_registered_strategy_imports(name: str) -> None:
     assert callable(make_strategy(name).propose)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "names"),
+    [
+        (["evolution.racing=true", "evolution.rollouts_per_task=1"], "racing"),
+        (["evolution.improver=llm", "evolution.strategy=random"], "improver 'llm'"),
+    ],
+)
+def test_switches_that_would_not_act_are_refused(
+    tmp_path: Path, overrides: list[str], names: str
+) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("name: x\n")
+    with pytest.raises(ConfigError, match=names):
+        load_config(config, overrides)
