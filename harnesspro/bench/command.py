@@ -44,6 +44,23 @@ def parse_seeds(text: str) -> list[int]:
     return list(dict.fromkeys(seeds))
 
 
+def start_ray(num_cpus: int, attempts: int = 3) -> None:
+    """The embedded Ray, started up front: on a loaded machine its start-up can time out,
+    which is our fault, not a strategy's, so it is retried before any run begins."""
+    import ray
+
+    from harnesspro.engine import ensure_ray
+
+    for attempt in range(attempts):
+        try:
+            ensure_ray(num_cpus)
+            return
+        except Exception:  # ray raises a bare Exception when its node does not come up
+            ray.shutdown()
+            if attempt == attempts - 1:
+                raise
+
+
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.sandbox import Bubblewrap
 
@@ -56,6 +73,7 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         Bubblewrap()  # fail before anything is written when the sandbox cannot run
     out = args.out.resolve()
     started = time.monotonic()
+    start_ray(base.ray.num_cpus)
     console.print(f"bench: {len(chosen)} variants x profiles {seeds} -> {out}")
     outcomes, extra = [], {}
     for profile in seeds:
