@@ -95,52 +95,50 @@ def _fmt(row: pd.Series, column: str, pct: bool = False) -> str:
     return f"{f.format(mean)} [{f.format(low)}, {f.format(high)}]"
 
 
+COLUMNS = (
+    "strategy",
+    "norm. HV",
+    "heavy pass gain",
+    "lite cost cut",
+    "rollouts",
+    "harnesspro wins/ties/losses",
+    "norm. HV misleading / plain",
+)
+
+
+def _split(value: float) -> str:
+    return f"{value:.3f}" if math.isfinite(value) else "n/a"
+
+
+def cells(r: pd.Series) -> list[str]:
+    """One summary row as the table's cells."""
+    wins = "-"
+    if r["variant"] != DEFAULT and "default_wins" in r and pd.notna(r["default_wins"]):
+        wins = f"{int(r['default_wins'])}/{int(r['default_ties'])}/{int(r['default_losses'])}"
+    return [
+        str(r["variant"]),
+        _fmt(r, "normalised_hv"),
+        _fmt(r, "heavy_gain", True),
+        _fmt(r, "lite_cost_cut", True),
+        f"{r['rollouts_mean']:.0f}",
+        wins,
+        f"{_split(r['normalised_hv_misleading'])} / {_split(r['normalised_hv_plain'])}",
+    ]
+
+
 def table(summary_frame: pd.DataFrame) -> Table:
     t = Table(title="benchmark (test split, official tests; mean [90% interval] over profiles)")
-    for c in (
-        "strategy",
-        "norm. HV",
-        "heavy pass gain",
-        "lite cost cut",
-        "rollouts",
-        "harnesspro wins/ties/losses",
-    ):
-        t.add_column(c)
+    for column in COLUMNS:
+        t.add_column(column)
     for _, r in summary_frame.iterrows():
-        wins = (
-            "-"
-            if r["variant"] == DEFAULT
-            else (f"{int(r['default_wins'])}/{int(r['default_ties'])}/{int(r['default_losses'])}")
-        )
-        t.add_row(
-            str(r["variant"]),
-            _fmt(r, "normalised_hv"),
-            _fmt(r, "heavy_gain", True),
-            _fmt(r, "lite_cost_cut", True),
-            f"{r['rollouts_mean']:.0f}",
-            wins,
-        )
+        t.add_row(*cells(r))
     return t
 
 
 def markdown(summary_frame: pd.DataFrame) -> str:
     """The summary as a Markdown table (for the README)."""
-    lines = [
-        "| strategy | normalised HV | heavy pass gain | lite cost cut | rollouts | "
-        "harnesspro wins/ties/losses |",
-        "|---|---|---|---|---|---|",
-    ]
-    for _, r in summary_frame.iterrows():
-        wins = (
-            "-"
-            if r["variant"] == DEFAULT
-            else (f"{int(r['default_wins'])}/{int(r['default_ties'])}/{int(r['default_losses'])}")
-        )
-        lines.append(
-            f"| {r['variant']} | {_fmt(r, 'normalised_hv')} | "
-            f"{_fmt(r, 'heavy_gain', True)} | {_fmt(r, 'lite_cost_cut', True)} | "
-            f"{r['rollouts_mean']:.0f} | {wins} |"
-        )
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(cells(r)) + " |" for _, r in summary_frame.iterrows()]
     return "\n".join(lines)
 
 
