@@ -11,7 +11,7 @@ from rich.console import Console
 
 from harnesspro.bench import report
 from harnesspro.bench.runner import exhaustive_points, run_variant, variants
-from harnesspro.config import ConfigError, load_config
+from harnesspro.config import ConfigError, RayConfig, load_config
 from harnesspro.strategies import STRATEGIES
 
 DEFAULT_CONFIG = Path("configs/bench.yaml")
@@ -44,7 +44,7 @@ def parse_seeds(text: str) -> list[int]:
     return list(dict.fromkeys(seeds))
 
 
-def start_ray(num_cpus: int, attempts: int = 3) -> None:
+def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
     """The embedded Ray, started up front: on a loaded machine its start-up can time out,
     which is our fault, not a strategy's, so it is retried before any run begins."""
     import ray
@@ -53,7 +53,7 @@ def start_ray(num_cpus: int, attempts: int = 3) -> None:
 
     for attempt in range(attempts):
         try:
-            ensure_ray(num_cpus)
+            ensure_ray(ray_config)
             return
         except Exception:  # ray raises a bare Exception when its node does not come up
             ray.shutdown()
@@ -73,7 +73,7 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         Bubblewrap()  # fail before anything is written when the sandbox cannot run
     out = args.out.resolve()
     started = time.monotonic()
-    start_ray(base.ray.num_cpus)
+    start_ray(base.ray)
     console.print(f"bench: {len(chosen)} variants x profiles {seeds} -> {out}")
     outcomes, extra = [], {}
     for profile in seeds:
