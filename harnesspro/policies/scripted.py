@@ -53,6 +53,9 @@ other draw as it was):
 13. A refused submission (phrases.REFUSED) makes it verify and rerun every step from the
     first one it slipped on, with probability [guard_redo] (unless it had already planned a
     verification); otherwise it resubmits as it was.
+14. Output style: a profile's `variant` bits choose rewrites of the outputs (JSON layout, a
+    closing comment in a script it wrote, ...) among those the task's official tests accept
+    (variants.py); they run right after the last reference step.
 """
 
 from __future__ import annotations
@@ -65,10 +68,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harnesspro.policies import phrases
+from harnesspro.policies import phrases, variants
 from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.records import Task
-from harnesspro.tasks.loader import reference_steps, workspace_files
+from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
 
 VOCAB = (
     "inspect",
@@ -115,6 +118,7 @@ class TaskScript:
     category: str = ""
     difficulty: str = "medium"
     long_inputs: tuple[str, ...] = ()  # inputs a skimmed read shows only in part
+    variants: tuple[tuple[str, str], ...] = ()  # (output file, kind) its official tests accept
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ def script_for(task: Task) -> TaskScript:
     workspace = workspace_files(task)
     files = tuple(f"{task.workdir}/{name}" for name in workspace)
     mentioned = PATH_RE.findall(task.instruction)
+    builtin = task.path.parent == builtin_suite_dir()
     long = tuple(
         f"{task.workdir}/{name}" for name, data in workspace.items() if data.count(b"\n") > 40
     )
@@ -140,7 +145,18 @@ def script_for(task: Task) -> TaskScript:
         category=task.category,
         difficulty=task.difficulty,
         long_inputs=long,
+        variants=tuple(variants.accepted().get(task.id, [])) if builtin else (),
     )
+
+
+def styled_steps(script: TaskScript, profile: BehaviourProfile) -> tuple[str, ...]:
+    """The reference steps in the profile's output style (model 14): its chosen rewrites run
+    right after the last step."""
+    chosen = variants.chosen(script.variants, profile.variant)
+    if not chosen or not script.steps:
+        return script.steps
+    rewrites = [variants.rewrite_command(kind, path) for path, kind in chosen]
+    return (*script.steps[:-1], "\n".join([script.steps[-1], *rewrites]))
 
 
 def _typo(step: str) -> str:
@@ -227,7 +243,8 @@ def plan_actions(
     partial = skim and bool(script.long_inputs)
     p_notice = profile.verify_notice if traits.verify else profile.p_notice
     broken: list[int] = []
-    for i, step in enumerate(script.steps):
+    steps = styled_steps(script, profile)
+    for i, step in enumerate(steps):
         if folded_at is not None and len(actions) > folded_at and not partial:
             partial = _stream(seed, "reread").random() >= profile.reread_folded
             if not partial:  # it looks at what the compression hid
@@ -250,7 +267,7 @@ def plan_actions(
         actions.append(Action("verify", _verify_command(script, profile)))
         if broken and _stream(seed, "catch").random() < profile.verify_catch:
             # later steps may have built on the broken one: rerun from there
-            actions += [Action("step", step) for step in script.steps[broken[0] :]]
+            actions += [Action("step", step) for step in steps[broken[0] :]]
     return actions
 
 
@@ -315,13 +332,13 @@ def _after_notice(
     return head + tail
 
 
-def _after_refusal(actions: list[Action], script: TaskScript) -> list[Action]:
+def _after_refusal(actions: list[Action], steps: tuple[str, ...], workdir: str) -> list[Action]:
     """Model 13: a refused submission makes it check its work and rerun what it broke."""
     if any(a.kind == "verify" for a in actions):
         return actions
-    slipped = [i for i, step in enumerate(script.steps) if Action("slip", _typo(step)) in actions]
-    redo = [Action("step", step) for step in script.steps[slipped[0] :]] if slipped else []
-    return [*actions, Action("verify", f"ls -la {script.workdir}"), *redo]
+    slipped = [i for i, step in enumerate(steps) if Action("slip", _typo(step)) in actions]
+    redo = [Action("step", step) for step in steps[slipped[0] :]] if slipped else []
+    return [*actions, Action("verify", f"ls -la {workdir}"), *redo]
 
 
 def _tool_call(command: str, call_id: str, malformed: bool) -> dict[str, Any]:
@@ -358,7 +375,7 @@ class ScriptedPolicy:
         if folded is not None:
             actions = plan_actions(script, traits, seed, profile, folded)
         if history.guarded and _stream(seed, "guard").random() < profile.guard_redo:
-            actions = _after_refusal(actions, script)
+            actions = _after_refusal(actions, styled_steps(script, profile), script.workdir)
         return _after_notice(actions, history.results, seed, profile)
 
     def _text(self, traits: Traits, seed: str, done: int) -> str:
