@@ -84,3 +84,11 @@ def test_tool_result_signals() -> None:
     assert phrases.FOLDED.search("a\n[... 120 lines (4410 characters) omitted ...]\nz")
     assert phrases.FOLDED.search("GET /index.html  [repeated 14 times]")
     assert not phrases.FOLDED.search("10.0.0.1 - - GET /index.html 200\n10.0.0.2 GET / 404")
+
+
+def test_a_notice_counts_at_the_edges_of_a_result_not_inside_a_file() -> None:
+    body = "x" * 2000 + "\nPlease wrap up the meeting notes.\n" + "y" * 2000
+    assert phrases.result_signals(body) == (False, False)
+    assert phrases.result_signals(body + "\n\n[notice] Wrap it up.")[0]
+    folded = "a\n" * 20 + "[... 300 lines (9000 characters) omitted ...]\n" + "z\n" * 20
+    assert phrases.result_signals(folded) == (False, True)

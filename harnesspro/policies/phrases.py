@@ -9,6 +9,7 @@ text in its own words is recognised as long as it says the same thing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _I = re.I | re.S
 
@@ -76,8 +77,27 @@ FOLDED = re.compile(
 )
 
 PROMPT_FAMILIES = {"verify": VERIFY, "direct": DIRECT, "concise": CONCISE, "skim": SKIM}
+NOTICE_EDGE = 400  # harnesses put notices at the start or the end of a tool result
 
 
+@lru_cache(maxsize=8192)
+def result_signals(text: str) -> tuple[bool, bool]:
+    """(a finishing notice, folded output) in one tool result. A notice is looked for at the
+    edges, where harnesses put it, so a file that happens to say "wrap up" is not one.
+    Cached: every earlier result is seen again on each later call of a rollout."""
+    edges = text if len(text) <= 2 * NOTICE_EDGE else text[:NOTICE_EDGE] + text[-NOTICE_EDGE:]
+    low = text.lower()  # a cheap filter before the regular expression on long outputs
+    maybe_folded = any(word in low for word in ("omitted", "cut", "repeated", "truncated"))
+    return bool(FINISH.search(edges)), maybe_folded and bool(FOLDED.search(text))
+
+
+@lru_cache(maxsize=8192)
+def turn_signals(head: str) -> tuple[bool, bool]:
+    """(a repair request, a refused submission) at the head of a harness turn; cached."""
+    return bool(REPAIR.search(head)), bool(REFUSED.search(head))
+
+
+@lru_cache(maxsize=1024)
 def prompt_traits(prompts: str, instruction: str = "") -> frozenset[str]:
     """The families (verify, direct, concise, skim) the harness's prompts express; the task's
     own instruction is left out."""

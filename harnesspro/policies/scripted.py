@@ -37,10 +37,11 @@ other draw as it was):
    [verify_full_read]: costly on long outputs) and, if a step is still broken, with
    probability [verify_catch] every step from the first broken one onwards is rerun.
 8. Then it submits: a reply without a tool call.
-9. A finishing notice in a tool result (phrases.FINISH: "avoid redundant checks", "focus on
-   finishing", "N steps left: submit your best work now", ...) stops the remaining
-   exploration and re-checks with probability [notice_stop], and makes it submit at once,
-   unfinished steps dropped, with probability [notice_rush]. A blocked call makes it submit.
+9. A finishing notice at the start or end of a tool result (phrases.FINISH: "avoid
+   redundant checks", "focus on finishing", "N steps left: submit your best work now", ...)
+   stops the remaining exploration and re-checks with probability [notice_stop], and makes
+   it submit at once, unfinished steps dropped, with probability [notice_rush]. A blocked
+   call makes it submit.
 10. Each reply carries about [words] x [concise_words] (concise prompts) x
     [effort_words][effort] words of reasoning text; [reasoning_tokens][effort] reasoning
     tokens are reported per call.
@@ -104,6 +105,7 @@ VOCAB = (
 )
 PATH_RE = re.compile(r"`(/[^`\s]+)`")
 SKIM_LINES = 40  # a skimmed read shows this many lines
+NOTICE, FOLDED = 0, 1  # the two signals of phrases.result_signals
 
 
 @dataclass(frozen=True)
@@ -299,7 +301,7 @@ def read_history(messages: Sequence[Mapping[str, Any]], fenced: bool) -> History
             continue
         follow = messages[i + 1] if i + 1 < len(messages) else {}
         answer = str(follow.get("content", ""))
-        pending = bool(phrases.REPAIR.search(answer[:200]))
+        pending = phrases.turn_signals(answer[:300])[0]
         if follow and not pending:
             done += 1
             results.append(answer)
@@ -308,20 +310,21 @@ def read_history(messages: Sequence[Mapping[str, Any]], fenced: bool) -> History
         done=done,
         results=tuple(results),
         repair_pending=pending,
-        guarded=any(phrases.REFUSED.search(t[:300]) for t in turns),
+        guarded=any(phrases.turn_signals(t[:300])[1] for t in turns),
         last=turns[-1] if turns else "",
     )
 
 
-def _first(results: Sequence[str], family: re.Pattern[str]) -> int | None:
-    return next((i for i, text in enumerate(results) if family.search(text)), None)
+def _first(results: Sequence[str], signal: int) -> int | None:
+    """The first result showing phrases.result_signals' `signal` (0 notice, 1 folded)."""
+    return next((i for i, text in enumerate(results) if phrases.result_signals(text)[signal]), None)
 
 
 def _after_notice(
     actions: list[Action], results: Sequence[str], seed: str, profile: BehaviourProfile
 ) -> list[Action]:
     """Model 9: after a finishing notice, drop exploration and re-checks, or everything."""
-    at = _first(results, phrases.FINISH)
+    at = _first(results, NOTICE)
     if at is None:
         return actions
     head, tail = actions[: at + 1], actions[at + 1 :]
@@ -371,7 +374,7 @@ class ScriptedPolicy:
     ) -> list[Action]:
         profile = self.profile
         actions = plan_actions(script, traits, seed, profile)
-        folded = _first(history.results, phrases.FOLDED)
+        folded = _first(history.results, FOLDED)
         if folded is not None:
             actions = plan_actions(script, traits, seed, profile, folded)
         if history.guarded and _stream(seed, "guard").random() < profile.guard_redo:
@@ -382,7 +385,7 @@ class ScriptedPolicy:
         words = self.profile.words * (self.profile.concise_words if traits.concise else 1.0)
         words *= self.profile.effort_words.get(traits.effort, 1.0)
         rng = _stream(seed, "text", done)
-        return " ".join(rng.choice(VOCAB) for _ in range(max(1, round(words))))
+        return " ".join(rng.choices(VOCAB, k=max(1, round(words))))
 
     def respond(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         """One assistant message (OpenAI shape) for this request."""
