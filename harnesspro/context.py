@@ -94,7 +94,7 @@ class RunContext:
 
     def seed(self) -> Candidate:
         """The seed candidate, committed to the run's harness repository once."""
-        commit, tree = self.repo.commit_seed(seed_template())
+        commit, tree = self.repo.commit_seed(self.config.harness.seed or seed_template())
         if SEED_ID not in self.candidates():
             self.ledger.add_candidate(Candidate(SEED_ID, commit, tree, None, None, None, 0))
         return self.candidates()[SEED_ID]

@@ -10,7 +10,7 @@ from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import run_final
-from harnesspro.improve import check_predictions, improve
+from harnesspro.improve import improve, record_effects
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.epoch import write_epoch_reports
@@ -100,7 +100,7 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     children = improve(ctx, epoch, previous.parents)
     note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
     score_pending(ctx)
-    check_predictions(ctx, epoch)
+    record_effects(ctx, epoch)
     return close_epoch(ctx, epoch)
 
 

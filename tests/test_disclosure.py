@@ -25,8 +25,7 @@ from harnesspro.runfolder import RunFolder
 from harnesspro.search.scripted import ScriptedImprover
 from harnesspro.tasks.loader import builtin_suite_dir
 from harnesspro.testsynth.offline import Check, SynthTest
-from tests.conftest import tiny_config
-from tests.test_llm_improvers import COMMANDS, tool_call, trajectory
+from tests.conftest import COMMANDS, tiny_config, tool_call, trajectory
 
 CANARIES = {
     "test": "CANARY-TEST-SPLIT-TRAJECTORY",

@@ -6,11 +6,15 @@ Like the scripted policy, it answers only from what a model would see, the messa
 
 - analyzer (system prompt `# Role: trajectory analyzer`): returns the `observed` rule-based
   diagnoses of its inputs as its own;
-- planner (`# Role: evolution planner`): per directive, picks from the offered `mechanisms`
-  by their `catalog_prediction` the way the catalog planner ranks them;
-- editor (`# Role: harness editor`): reads the files its `reference_change` diff touches,
-  applies the named catalog mechanism to those contents, writes the changed files back with
-  `write_file`, then replies with a summary.
+- planner (`# Role: evolution planner`): for cost-first and performance-first, picks a
+  catalog example by its `catalog_prediction` the way the catalog planner ranks them; for
+  balanced, proposes one of its own ideas (`search/ideas.py`: prompt text in its own words,
+  hooks written as code) ranked by how often the diagnoses show what the idea addresses;
+- editor (`# Role: harness editor`): for a catalog plan, reads the files the example's
+  `reference_change` touches, applies the mechanism to those contents and writes them back;
+  for its own idea, reads the plan's files, writes the change the plan's words describe
+  (new prompt text, a new hook module and its registration), runs `run_checks`, then
+  replies with a summary.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ from typing import Any
 from harnesspro.gateway.streaming import to_chunks
 from harnesspro.gateway.upstream import PrefixCache, envelope
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
-from harnesspro.planner.catalog import Prediction, preference
-from harnesspro.records import DIRECTIVES
+from harnesspro.planner.catalog import RELEVANCE_FLOOR, Prediction, preference
+from harnesspro.records import DIRECTIVES, Directive
+from harnesspro.search.ideas import IDEAS, wording
 
 Message = dict[str, Any]
+CHECKPOINT_AFTER = 2  # tool calls before its checkpoint notice (the smoke task makes 2+)
 
 
 def _inputs(messages: list[Message]) -> Any:
@@ -47,30 +53,75 @@ def analyze(messages: list[Message]) -> Message:
     return {"role": "assistant", "content": json.dumps({"diagnoses": diagnoses})}
 
 
+def _relevance(addresses: tuple[str, ...], data: Any) -> float:
+    """How often the parent's rollouts showed what an idea addresses (as the catalog does)."""
+    n = ((data.get("parent") or {}).get("score") or {}).get("n_rollouts") or 0
+    shown: dict[str, int] = {}
+    for d in data.get("diagnoses", []):
+        shown[d["kind"]] = shown.get(d["kind"], 0) + int(d.get("count", 0))
+    seen = max((min(1.0, shown.get(k, 0) / n) for k in addresses if n), default=0.0)
+    return RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * seen
+
+
+def _free_plan(directive: Directive, data: Any, taken: set[str]) -> dict[str, Any] | None:
+    """The scripted planner's own idea for this parent, in its own words."""
+    banned = set(data.get("excluded", [])) | taken
+    ranked = []
+    for idea in IDEAS.values():
+        if idea.name in banned:
+            continue
+        weight = _relevance(idea.addresses, data)
+        ranked.append((idea.predicted_pass * weight - idea.predicted_cost * weight, idea, weight))
+    if not ranked:
+        return None
+    _, idea, weight = max(ranked, key=lambda r: (r[0], r[1].name))
+    calls = CHECKPOINT_AFTER
+    text = wording(idea.name, str(data["parent"]["id"]) + directive)
+    failing = sorted(
+        {d["task_id"] for d in data.get("diagnoses", []) if d["kind"] in idea.addresses}
+    )
+    tasks = set(data.get("coreset_tasks", []))
+    return {
+        "directive": directive, "name": idea.name, "levers": list(idea.levers),
+        "change": idea.describe(text, calls), "files": list(idea.files),
+        "rationale": f"own idea for {', '.join(idea.addresses)} (relevance {weight:.2f})",
+        "predicted_pass": round(idea.predicted_pass * weight, 4),
+        "predicted_cost": round(idea.predicted_cost * weight, 4),
+        "expected_flips": [t for t in failing if t in tasks][:3],
+    }  # fmt: skip
+
+
+def _catalog_plan(directive: Directive, options: list[Prediction], taken: set[str]) -> Any:
+    free = [p for p in options if p.mechanism.name not in taken]
+    if not free:
+        return None
+    best = min(free, key=lambda p: (*preference(directive, p), p.mechanism.name))
+    return {
+        "directive": directive, "name": best.mechanism.name, "levers": [best.mechanism.lever],
+        "change": "", "files": [],
+        "rationale": f"{best.mechanism.summary} ({best.mechanism.lever})",
+        "predicted_pass": best.d_pass, "predicted_cost": best.d_cost,
+    }  # fmt: skip
+
+
 def plan(messages: list[Message]) -> Message:
+    """Catalog examples for cost-first and performance-first, its own idea for balanced."""
     data = _inputs(messages)
     options = [
         Prediction(
             CATALOG[m["name"]], m["catalog_prediction"]["pass"], m["catalog_prediction"]["cost"]
         )
-        for m in data["mechanisms"]
+        for m in data["examples"]
         if m["name"] in CATALOG
     ]
     plans: list[dict[str, Any]] = []
     for directive in DIRECTIVES:
-        free = [p for p in options if p.mechanism.name not in {x["mechanism"] for x in plans}]
-        if not free:
-            break
-        best = min(free, key=lambda p: (*preference(directive, p), p.mechanism.name))
-        plans.append(
-            {
-                "directive": directive,
-                "mechanism": best.mechanism.name,
-                "rationale": f"{best.mechanism.summary} ({best.mechanism.lever})",
-                "predicted_pass": best.d_pass,
-                "predicted_cost": best.d_cost,
-            }
-        )
+        taken = {x["name"] for x in plans}
+        catalog = _catalog_plan(directive, options, taken)
+        own = _free_plan(directive, data, taken)
+        chosen = own or catalog if directive == "balanced" else catalog or own
+        if chosen:
+            plans.append(chosen)
     return {"role": "assistant", "content": json.dumps({"plans": plans})}
 
 
@@ -101,18 +152,8 @@ def _applied(mechanism: Mechanism, contents: Mapping[str, str], named: list[str]
     return {rel: text for rel, text in after.items() if contents.get(rel) != text}
 
 
-def edit(messages: list[Message]) -> Message:
-    data = _inputs(messages)
-    mechanism = CATALOG.get(data["plan"]["mechanism"])
-    asked = [m for m in messages if m.get("role") == "assistant" and m.get("tool_calls")]
-    wrote = any(c["function"]["name"] == "write_file" for m in asked for c in m["tool_calls"])
-    if mechanism is None or wrote:
-        return {"role": "assistant", "content": f"Applied {data['plan']['mechanism']}."}
-    if not asked:
-        reads = _touched(str(data.get("reference_change", "")))
-        calls = [_call(n, "read_file", path=rel) for n, rel in enumerate(reads)]
-        if calls:
-            return {"role": "assistant", "content": "", "tool_calls": calls}
+def _contents(messages: list[Message], asked: list[Message]) -> dict[str, str]:
+    """What the first round of read_file calls returned, by path."""
     results = {
         m.get("tool_call_id"): str(m.get("content")) for m in messages if m["role"] == "tool"
     }
@@ -120,16 +161,58 @@ def edit(messages: list[Message]) -> Message:
     for call in asked[0]["tool_calls"] if asked else []:
         path = json.loads(call["function"]["arguments"])["path"]
         contents[path] = results.get(call["id"], "")
-    try:
-        named = _touched(str(data.get("reference_change", "")), "+++ b/")
-        changed = _applied(mechanism, contents, named)
-    except (OSError, KeyError, TypeError, ValueError, AttributeError):
-        return {"role": "assistant", "content": "The mechanism does not apply to this harness."}
+    return contents
+
+
+def _writes(files: Mapping[str, str]) -> Message:
     calls = [
         _call(100 + n, "write_file", path=rel, content=text)
-        for n, (rel, text) in enumerate(sorted(changed.items()))
+        for n, (rel, text) in enumerate(sorted(files.items()))
     ]
     return {"role": "assistant", "content": "", "tool_calls": calls}
+
+
+def _edit_free(data: Any, messages: list[Message], asked: list[Message]) -> Message:
+    """Its own idea, written from the plan's words: read, write, run the checks, summarise."""
+    plan, layout = data["plan"], data["layout"]
+    idea = IDEAS.get(plan["name"])
+    if idea is None:
+        return {"role": "assistant", "content": f"I do not know how to do {plan['name']}."}
+    if not asked:
+        wanted = [rel for rel in [*plan["files"], "harness.yaml"] if rel in layout["files"]]
+        calls = [_call(n, "read_file", path=rel) for n, rel in enumerate(dict.fromkeys(wanted))]
+        return {"role": "assistant", "content": "", "tool_calls": calls}
+    names = [c["function"]["name"] for m in asked for c in m["tool_calls"]]
+    if "write_file" not in names:
+        try:
+            return _writes(idea.write(_contents(messages, asked), plan["change"]))
+        except (ValueError, KeyError, TypeError, AssertionError) as exc:
+            return {"role": "assistant", "content": f"I could not write it: {exc}"}
+    if "run_checks" not in names:
+        return {"role": "assistant", "content": "", "tool_calls": [_call(200, "run_checks")]}
+    return {"role": "assistant", "content": f"Implemented {plan['name']}: {plan['change']}"}
+
+
+def edit(messages: list[Message]) -> Message:
+    data = _inputs(messages)
+    asked = [m for m in messages if m.get("role") == "assistant" and m.get("tool_calls")]
+    if data["plan"].get("kind") == "free":
+        return _edit_free(data, messages, asked)
+    mechanism = CATALOG.get(data["plan"]["name"])
+    wrote = any(c["function"]["name"] == "write_file" for m in asked for c in m["tool_calls"])
+    if mechanism is None or wrote:
+        return {"role": "assistant", "content": f"Applied {data['plan']['name']}."}
+    reference = str((data.get("example") or {}).get("reference_change", ""))
+    if not asked:
+        calls = [_call(n, "read_file", path=rel) for n, rel in enumerate(_touched(reference))]
+        if calls:
+            return {"role": "assistant", "content": "", "tool_calls": calls}
+    try:
+        named = _touched(reference, "+++ b/")
+        changed = _applied(mechanism, _contents(messages, asked), named)
+    except (OSError, KeyError, TypeError, ValueError, AttributeError):
+        return {"role": "assistant", "content": "The mechanism does not apply to this harness."}
+    return _writes(changed)
 
 
 ROLES = {
