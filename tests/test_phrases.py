@@ -92,3 +92,14 @@ def test_a_notice_counts_at_the_edges_of_a_result_not_inside_a_file() -> None:
     assert phrases.result_signals(body + "\n\n[notice] Wrap it up.")[0]
     folded = "a\n" * 20 + "[... 300 lines (9000 characters) omitted ...]\n" + "z\n" * 20
     assert phrases.result_signals(folded) == (False, True)
+
+
+def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
+    from harnesspro.search.ideas import WORDINGS
+
+    expected = {"recheck-outputs": "verify", "brief-replies": "concise", "read-less": "skim"}
+    for idea, trait in expected.items():
+        for text in WORDINGS[idea]:
+            assert prompt_traits(text) == {trait}, text
+    for text in WORDINGS["checkpoint-notice"]:
+        assert phrases.result_signals(f"ok\n\n[notice] {text}")[0], text

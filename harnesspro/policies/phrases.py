@@ -20,7 +20,9 @@ VERIFY = re.compile(
     r"|\btest (your|the) (change|work|code|fix|script|output)s?\b"
     r"|\bmake sure\b.{0,80}\b(match|matches|correct|pass|passes|works?|as (asked|requested))\b"
     r"|\bcheck (your|the) (work|output|result|answer)s?\b|\bvalidate (your|the) (output|result)"
-    r"|\bre-?read (your|the) (output|result)s?\b.{0,40}\b(instruction|task)",
+    r"|\bre-?read (your|the) (output|result)s?\b.{0,40}\b(instruction|task)"
+    r"|\bconfirm\b.{0,40}\b(match|matches|correct|right)\b"
+    r"|\b(check|compare)\b.{0,50}\bagainst the (instructions?|request|task|spec)",
     _I,
 )
 # Asking it not to look around more than the task needs.
@@ -38,15 +40,20 @@ CONCISE = re.compile(
     r"\bconcise(ly)?\b|\bbe brief\b|\bbriefly\b|\bterse(ly)?\b|\bsuccinct(ly)?\b"
     r"|\bkeep (your )?(replies|answers|responses|messages|reasoning) (short|brief|minimal)"
     r"|\b(short|brief) (replies|answers|responses)\b|\ba sentence or two\b"
-    r"|\bone or two sentences\b|\bas few words as\b|\bno (long|lengthy) (explanations?|prose)",
+    r"|\bone or two sentences\b|\bas few words as\b|\bno (long|lengthy) (explanations?|prose)"
+    r"|\b(one|two|a) (or two )?short sentences?\b|\bsay little\b|\ba brief note\b"
+    r"|\bkeep (every|each|your) (message|reply|answer|response)s? (short|brief|to)\b"
+    r"|\b(no|less|little|minimal) (commentary|narration|chatter)\b",
     _I,
 )
 # Asking it to read large files in part (head/tail/wc/grep) rather than print them whole.
 SKIM = re.compile(
     r"instead of `?cat`?|\brather than `?cat`?"
-    r"|\b(never|don't|do not|avoid) (print|dump|cat|output)(ting|ing)? (a |the )?"
+    r"|\b(never|don't|do not|avoid) (print|dump|cat|output)(ting|ing)? (a |an |the )?"
     r"(whole|entire|full|large|big|long)"
     r"|\b(head|tail|wc|grep)\b[^.\n]{0,60}\b(large|big|long|whole|entire) (files?|inputs?)"
+    r"|\b(large|big|long) files?\b[^.\n]{0,60}\b(head|tail|wc|grep)\b"
+    r"|\bprint(ing)? (them|it|files?) whole\b|\bpiece by piece\b"
     r"|\bskim\b|\bpeek at\b|\bonly the first (few )?lines\b",
     _I,
 )
