@@ -88,10 +88,10 @@ def test_tool_result_signals() -> None:
 
 def test_a_notice_counts_at_the_edges_of_a_result_not_inside_a_file() -> None:
     body = "x" * 2000 + "\nPlease wrap up the meeting notes.\n" + "y" * 2000
-    assert phrases.result_signals(body) == (False, False)
+    assert phrases.result_signals(body) == (False, False, False)
     assert phrases.result_signals(body + "\n\n[notice] Wrap it up.")[0]
     folded = "a\n" * 20 + "[... 300 lines (9000 characters) omitted ...]\n" + "z\n" * 20
-    assert phrases.result_signals(folded) == (False, True)
+    assert phrases.result_signals(folded) == (False, True, False)
 
 
 def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
@@ -103,3 +103,6 @@ def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
             assert prompt_traits(text) == {trait}, text
     for text in WORDINGS["checkpoint-notice"]:
         assert phrases.result_signals(f"ok\n\n[notice] {text}")[0], text
+    for text in WORDINGS["failure-hint"]:
+        assert phrases.result_signals(f"bash: sortx: not found\n\n[hint] {text}")[2], text
+    assert not phrases.result_signals("sorted 12 lines; all tests passed")[2]

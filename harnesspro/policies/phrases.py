@@ -83,19 +83,29 @@ FOLDED = re.compile(
     re.I,
 )
 
+# In tool results: a hint that the command failed and should be fixed and run again.
+RETRY_HINT = re.compile(
+    r"\b(failed|did not succeed|didn't work|returned an error)\b.{0,80}"
+    r"\b(fix|correct|retry|try again|run it again)\b"
+    r"|\b(fix|correct) (it|the command|that)\b.{0,40}\b(again|retry)\b",
+    re.I | re.S,
+)
+
 PROMPT_FAMILIES = {"verify": VERIFY, "direct": DIRECT, "concise": CONCISE, "skim": SKIM}
 NOTICE_EDGE = 400  # harnesses put notices at the start or the end of a tool result
 
 
 @lru_cache(maxsize=8192)
-def result_signals(text: str) -> tuple[bool, bool]:
-    """(a finishing notice, folded output) in one tool result. A notice is looked for at the
-    edges, where harnesses put it, so a file that happens to say "wrap up" is not one.
+def result_signals(text: str) -> tuple[bool, bool, bool]:
+    """(a finishing notice, folded output, a fix-and-retry hint) in one tool result. Notices
+    and hints are looked for at the edges, where harnesses put them, so a file that happens
+    to say "wrap up" is not one.
     Cached: every earlier result is seen again on each later call of a rollout."""
     edges = text if len(text) <= 2 * NOTICE_EDGE else text[:NOTICE_EDGE] + text[-NOTICE_EDGE:]
     low = text.lower()  # a cheap filter before the regular expression on long outputs
     maybe_folded = any(word in low for word in ("omitted", "cut", "repeated", "truncated"))
-    return bool(FINISH.search(edges)), maybe_folded and bool(FOLDED.search(text))
+    folded = maybe_folded and bool(FOLDED.search(text))
+    return bool(FINISH.search(edges)), folded, bool(RETRY_HINT.search(edges))
 
 
 @lru_cache(maxsize=8192)

@@ -25,7 +25,8 @@ other draw as it was):
    [difficulty_weight][difficulty] x [direct_slip] (exploration limited) x [concise_slip]
    (concise prompts) x [fenced_slip] (fenced mode) x [hidden_slip] (after a partial view of
    an input, on the task categories in [needs_full_view]). A slip is noticed at once with
-   probability [p_notice] ([verify_notice] when the prompts ask to verify) and the step
+   probability [p_notice] ([verify_notice] when the prompts ask to verify; [hint_notice]
+   when its failed result carries a fix-and-retry hint, phrases.RETRY_HINT) and the step
    redone; otherwise it stays broken.
 5. A partial view: a tool result that was compressed (folded or cut, phrases.FOLDED), or
    skimmed reads of an input longer than 40 lines. After a folded result it re-reads the
@@ -105,7 +106,7 @@ VOCAB = (
 )
 PATH_RE = re.compile(r"`(/[^`\s]+)`")
 SKIM_LINES = 40  # a skimmed read shows this many lines
-NOTICE, FOLDED = 0, 1  # the two signals of phrases.result_signals
+NOTICE, FOLDED, HINT = 0, 1, 2  # the signals of phrases.result_signals
 
 
 @dataclass(frozen=True)
@@ -234,9 +235,11 @@ def plan_actions(
     seed: str,
     profile: BehaviourProfile = DEFAULT_PROFILE,
     folded_at: int | None = None,
+    hinted: frozenset[int] = frozenset(),
 ) -> list[Action]:
     """The whole rollout's intended actions, drawn once from the sampling seed. `folded_at`:
-    the position of the first action whose result came back folded (model 5)."""
+    the position of the first action whose result came back folded (model 5); `hinted`: the
+    positions of slips whose failed result carried a fix-and-retry hint (model 4)."""
     skim = _skims(script, traits, profile)
     lo, hi = profile.direct_explore if traits.direct else profile.explore
     n_explore = lo + int(_stream(seed, "explore").random() * (hi - lo + 1))
@@ -256,8 +259,9 @@ def plan_actions(
         rng = _stream(seed, "step", i)
         slip, notice, recheck = rng.random(), rng.random(), rng.random()
         if slip < slip_rate(script, traits, profile, partial):
+            hint = len(actions) in hinted
             actions.append(Action("slip", _typo(step)))
-            if notice < p_notice:
+            if notice < (profile.hint_notice if hint else p_notice):
                 actions.append(Action("step", step))
             else:
                 broken.append(i)
@@ -372,11 +376,20 @@ class ScriptedPolicy:
     def _todo(
         self, script: TaskScript, traits: Traits, seed: str, history: History
     ) -> list[Action]:
-        profile = self.profile
-        actions = plan_actions(script, traits, seed, profile)
-        folded = _first(history.results, FOLDED)
-        if folded is not None:
-            actions = plan_actions(script, traits, seed, profile, folded)
+        profile, results = self.profile, history.results
+        folded = _first(results, FOLDED)
+        actions = plan_actions(script, traits, seed, profile, folded)
+        hinted: frozenset[int] = frozenset()
+        while _first(results, HINT) is not None:  # settles within one pass per slip
+            now = frozenset(
+                k
+                for k, action in enumerate(actions[: len(results)])
+                if action.kind == "slip" and phrases.result_signals(results[k])[HINT]
+            )
+            if now == hinted:
+                break
+            hinted = now
+            actions = plan_actions(script, traits, seed, profile, folded, hinted)
         if history.guarded and _stream(seed, "guard").random() < profile.guard_redo:
             actions = _after_refusal(actions, styled_steps(script, profile), script.workdir)
         return _after_notice(actions, history.results, seed, profile)
