@@ -20,7 +20,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 Mode = Literal["help", "none", "hurt"]
-Effort = Literal["low", "medium", "high"]
 CATEGORIES = (
     "algorithms", "bug-fixing", "data-wrangling", "git", "scripting", "shell-plumbing",
     "text-processing",
