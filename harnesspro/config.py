@@ -353,7 +353,8 @@ def _describe(error: ValidationError, source: str) -> str:
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"
     if first["type"] == "extra_forbidden":
         return f"{source}: unknown key '{where}'; remove it or fix its spelling."
-    return f"{source}: key '{where}': {first['msg']}; fix the value."
+    message = first["msg"].removeprefix("Value error, ")
+    return f"{source}: key '{where}': {message}; fix the value."
 
 
 def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:

@@ -84,3 +84,25 @@ def test_tool_result_signals() -> None:
     assert phrases.FOLDED.search("a\n[... 120 lines (4410 characters) omitted ...]\nz")
     assert phrases.FOLDED.search("GET /index.html  [repeated 14 times]")
     assert not phrases.FOLDED.search("10.0.0.1 - - GET /index.html 200\n10.0.0.2 GET / 404")
+
+
+def test_a_notice_counts_at_the_edges_of_a_result_not_inside_a_file() -> None:
+    body = "x" * 2000 + "\nPlease wrap up the meeting notes.\n" + "y" * 2000
+    assert phrases.result_signals(body) == (False, False, False)
+    assert phrases.result_signals(body + "\n\n[notice] Wrap it up.")[0]
+    folded = "a\n" * 20 + "[... 300 lines (9000 characters) omitted ...]\n" + "z\n" * 20
+    assert phrases.result_signals(folded) == (False, True, False)
+
+
+def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
+    from harnesspro.search.ideas import WORDINGS
+
+    expected = {"recheck-outputs": "verify", "brief-replies": "concise", "read-less": "skim"}
+    for idea, trait in expected.items():
+        for text in WORDINGS[idea]:
+            assert prompt_traits(text) == {trait}, text
+    for text in WORDINGS["checkpoint-notice"]:
+        assert phrases.result_signals(f"ok\n\n[notice] {text}")[0], text
+    for text in WORDINGS["failure-hint"]:
+        assert phrases.result_signals(f"bash: sortx: not found\n\n[hint] {text}")[2], text
+    assert not phrases.result_signals("sorted 12 lines; all tests passed")[2]

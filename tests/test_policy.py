@@ -103,10 +103,14 @@ def slip_stats(
 
 def test_slip_and_recovery_rates_match_the_profile() -> None:
     update = {"p_slip": 0.2, "p_notice": 0.5, "verify_notice": 0.9, "verify_p": 0.0}
+    update |= {"hint_notice": 0.75}
     profile = QUIET.model_copy(update=update)
     policy = ScriptedPolicy([SCRIPT], profile)
-    for system, p_notice in (("plain", 0.5), ("Double-check your output.", 0.9)):
-        tries = [t for s in range(150) for t in first_attempts(drive(policy, system, f"r{s}"))]
+    hint = "sh: not found\n\n[hint] That command failed: fix it and run it again."
+    cases = (("plain", "ok", 0.5), ("Double-check your output.", "ok", 0.9), ("x", hint, 0.75))
+    for system, output, p_notice in cases:
+        runs = [drive(policy, system, f"r{s}", output=output) for s in range(150)]
+        tries = [t for run in runs for t in first_attempts(run)]
         slips = [redone for slipped, redone in tries if slipped]
         assert len(tries) == 150 * len(STEPS)
         assert within(len(slips), len(tries), 0.2)

@@ -20,7 +20,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
 Mode = Literal["help", "none", "hurt"]
-Effort = Literal["low", "medium", "high"]
 CATEGORIES = (
     "algorithms", "bug-fixing", "data-wrangling", "git", "scripting", "shell-plumbing",
     "text-processing",
@@ -29,6 +28,7 @@ CATEGORIES = (
 # When none of those levers helps under a profile (and one hurts), the symptom misleads.
 SYMPTOM_FIXES: dict[str, tuple[str, ...]] = {
     "task_failures": ("verification", "guard", "effort"),
+    "unrecovered_errors": ("verification", "guard", "failure_hints"),
     "verbose_replies": ("concision", "effort"),
     "exploration": ("exploration", "notices", "skimming"),
     "long_tool_output": ("compression", "skimming"),
@@ -120,6 +120,10 @@ class BehaviourProfile(BaseModel):
     """Chance a finishing notice stops further exploration and re-checks."""
     notice_rush: float = Field(0.0, ge=0, le=1)
     """Chance a finishing notice makes it submit at once, unfinished steps dropped."""
+    # Hints on failed commands ("that command failed: fix it and run it again").
+    hint_notice: float = Field(0.40, ge=0, le=1)
+    """Chance a slip is noticed at once when its failed result carries a fix-and-retry hint
+    (the default, equal to p_notice's default, ignores hints)."""
     # Submission guards ("[guard] ... refused").
     guard_redo: float = Field(1.0, ge=0, le=1)
     """Chance a refused submission makes it verify and rerun what it slipped on."""
@@ -167,7 +171,8 @@ DEFAULT_PROFILE = BehaviourProfile(
         "guard": "help",
         "format_repair": "help",
         "fenced": "none",
-    }  # fmt: skip
+        "failure_hints": "none",
+    }
 )
 
 
@@ -288,6 +293,15 @@ def _notices(mode: Mode, rng: random.Random, f: Fields) -> Fields:
     return {"notice_stop": _u(rng, 0.5, 1.0), "notice_rush": _u(rng, 0.4, 0.9)}
 
 
+def _failure_hints(mode: Mode, rng: random.Random, f: Fields) -> Fields:
+    notice = f["p_notice"]
+    if mode == "none":
+        return {"hint_notice": notice}
+    if mode == "help":
+        return {"hint_notice": _u(rng, min(1.0, notice + 0.2), 1.0)}
+    return {"hint_notice": _u(rng, 0.0, notice * 0.5)}  # it rewrites from scratch, later
+
+
 def _guard(mode: Mode, rng: random.Random, f: Fields) -> Fields:
     # none and hurt alike resubmit unchanged; hurt because the refusal still costs a call
     return {"guard_redo": 1.0 if mode == "help" else 0.0}
@@ -312,6 +326,7 @@ DRAWS: dict[str, Callable[[Mode, random.Random, Fields], Fields]] = {
     "verification": _verification, "exploration": _exploration, "compression": _compression,
     "skimming": _skimming, "concision": _concision, "effort": _effort, "notices": _notices,
     "guard": _guard, "format_repair": _format_repair, "fenced": _fenced,
+    "failure_hints": _failure_hints,
 }  # fmt: skip
 
 

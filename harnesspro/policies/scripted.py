@@ -25,7 +25,8 @@ other draw as it was):
    [difficulty_weight][difficulty] x [direct_slip] (exploration limited) x [concise_slip]
    (concise prompts) x [fenced_slip] (fenced mode) x [hidden_slip] (after a partial view of
    an input, on the task categories in [needs_full_view]). A slip is noticed at once with
-   probability [p_notice] ([verify_notice] when the prompts ask to verify) and the step
+   probability [p_notice] ([verify_notice] when the prompts ask to verify; [hint_notice]
+   when its failed result carries a fix-and-retry hint, phrases.RETRY_HINT) and the step
    redone; otherwise it stays broken.
 5. A partial view: a tool result that was compressed (folded or cut, phrases.FOLDED), or
    skimmed reads of an input longer than 40 lines. After a folded result it re-reads the
@@ -37,10 +38,11 @@ other draw as it was):
    [verify_full_read]: costly on long outputs) and, if a step is still broken, with
    probability [verify_catch] every step from the first broken one onwards is rerun.
 8. Then it submits: a reply without a tool call.
-9. A finishing notice in a tool result (phrases.FINISH: "avoid redundant checks", "focus on
-   finishing", "N steps left: submit your best work now", ...) stops the remaining
-   exploration and re-checks with probability [notice_stop], and makes it submit at once,
-   unfinished steps dropped, with probability [notice_rush]. A blocked call makes it submit.
+9. A finishing notice at the start or end of a tool result (phrases.FINISH: "avoid
+   redundant checks", "focus on finishing", "N steps left: submit your best work now", ...)
+   stops the remaining exploration and re-checks with probability [notice_stop], and makes
+   it submit at once, unfinished steps dropped, with probability [notice_rush]. A blocked
+   call makes it submit.
 10. Each reply carries about [words] x [concise_words] (concise prompts) x
     [effort_words][effort] words of reasoning text; [reasoning_tokens][effort] reasoning
     tokens are reported per call.
@@ -53,6 +55,9 @@ other draw as it was):
 13. A refused submission (phrases.REFUSED) makes it verify and rerun every step from the
     first one it slipped on, with probability [guard_redo] (unless it had already planned a
     verification); otherwise it resubmits as it was.
+14. Output style: a profile's `variant` bits choose rewrites of the outputs (JSON layout, a
+    closing comment in a script it wrote, ...) among those the task's official tests accept
+    (variants.py); they run right after the last reference step.
 """
 
 from __future__ import annotations
@@ -65,10 +70,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harnesspro.policies import phrases
+from harnesspro.policies import phrases, variants
 from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.records import Task
-from harnesspro.tasks.loader import reference_steps, workspace_files
+from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
 
 VOCAB = (
     "inspect",
@@ -101,6 +106,7 @@ VOCAB = (
 )
 PATH_RE = re.compile(r"`(/[^`\s]+)`")
 SKIM_LINES = 40  # a skimmed read shows this many lines
+NOTICE, FOLDED, HINT = 0, 1, 2  # the signals of phrases.result_signals
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,7 @@ class TaskScript:
     category: str = ""
     difficulty: str = "medium"
     long_inputs: tuple[str, ...] = ()  # inputs a skimmed read shows only in part
+    variants: tuple[tuple[str, str], ...] = ()  # (output file, kind) its official tests accept
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,7 @@ def script_for(task: Task) -> TaskScript:
     workspace = workspace_files(task)
     files = tuple(f"{task.workdir}/{name}" for name in workspace)
     mentioned = PATH_RE.findall(task.instruction)
+    builtin = task.path.parent == builtin_suite_dir()
     long = tuple(
         f"{task.workdir}/{name}" for name, data in workspace.items() if data.count(b"\n") > 40
     )
@@ -140,7 +148,18 @@ def script_for(task: Task) -> TaskScript:
         category=task.category,
         difficulty=task.difficulty,
         long_inputs=long,
+        variants=tuple(variants.accepted().get(task.id, [])) if builtin else (),
     )
+
+
+def styled_steps(script: TaskScript, profile: BehaviourProfile) -> tuple[str, ...]:
+    """The reference steps in the profile's output style (model 14): its chosen rewrites run
+    right after the last step."""
+    chosen = variants.chosen(script.variants, profile.variant)
+    if not chosen or not script.steps:
+        return script.steps
+    rewrites = [variants.rewrite_command(kind, path) for path, kind in chosen]
+    return (*script.steps[:-1], "\n".join([script.steps[-1], *rewrites]))
 
 
 def _typo(step: str) -> str:
@@ -216,9 +235,11 @@ def plan_actions(
     seed: str,
     profile: BehaviourProfile = DEFAULT_PROFILE,
     folded_at: int | None = None,
+    hinted: frozenset[int] = frozenset(),
 ) -> list[Action]:
     """The whole rollout's intended actions, drawn once from the sampling seed. `folded_at`:
-    the position of the first action whose result came back folded (model 5)."""
+    the position of the first action whose result came back folded (model 5); `hinted`: the
+    positions of slips whose failed result carried a fix-and-retry hint (model 4)."""
     skim = _skims(script, traits, profile)
     lo, hi = profile.direct_explore if traits.direct else profile.explore
     n_explore = lo + int(_stream(seed, "explore").random() * (hi - lo + 1))
@@ -227,7 +248,8 @@ def plan_actions(
     partial = skim and bool(script.long_inputs)
     p_notice = profile.verify_notice if traits.verify else profile.p_notice
     broken: list[int] = []
-    for i, step in enumerate(script.steps):
+    steps = styled_steps(script, profile)
+    for i, step in enumerate(steps):
         if folded_at is not None and len(actions) > folded_at and not partial:
             partial = _stream(seed, "reread").random() >= profile.reread_folded
             if not partial:  # it looks at what the compression hid
@@ -237,8 +259,9 @@ def plan_actions(
         rng = _stream(seed, "step", i)
         slip, notice, recheck = rng.random(), rng.random(), rng.random()
         if slip < slip_rate(script, traits, profile, partial):
+            hint = len(actions) in hinted
             actions.append(Action("slip", _typo(step)))
-            if notice < p_notice:
+            if notice < (profile.hint_notice if hint else p_notice):
                 actions.append(Action("step", step))
             else:
                 broken.append(i)
@@ -250,7 +273,7 @@ def plan_actions(
         actions.append(Action("verify", _verify_command(script, profile)))
         if broken and _stream(seed, "catch").random() < profile.verify_catch:
             # later steps may have built on the broken one: rerun from there
-            actions += [Action("step", step) for step in script.steps[broken[0] :]]
+            actions += [Action("step", step) for step in steps[broken[0] :]]
     return actions
 
 
@@ -282,7 +305,7 @@ def read_history(messages: Sequence[Mapping[str, Any]], fenced: bool) -> History
             continue
         follow = messages[i + 1] if i + 1 < len(messages) else {}
         answer = str(follow.get("content", ""))
-        pending = bool(phrases.REPAIR.search(answer[:200]))
+        pending = phrases.turn_signals(answer[:300])[0]
         if follow and not pending:
             done += 1
             results.append(answer)
@@ -291,20 +314,21 @@ def read_history(messages: Sequence[Mapping[str, Any]], fenced: bool) -> History
         done=done,
         results=tuple(results),
         repair_pending=pending,
-        guarded=any(phrases.REFUSED.search(t[:300]) for t in turns),
+        guarded=any(phrases.turn_signals(t[:300])[1] for t in turns),
         last=turns[-1] if turns else "",
     )
 
 
-def _first(results: Sequence[str], family: re.Pattern[str]) -> int | None:
-    return next((i for i, text in enumerate(results) if family.search(text)), None)
+def _first(results: Sequence[str], signal: int) -> int | None:
+    """The first result showing phrases.result_signals' `signal` (0 notice, 1 folded)."""
+    return next((i for i, text in enumerate(results) if phrases.result_signals(text)[signal]), None)
 
 
 def _after_notice(
     actions: list[Action], results: Sequence[str], seed: str, profile: BehaviourProfile
 ) -> list[Action]:
     """Model 9: after a finishing notice, drop exploration and re-checks, or everything."""
-    at = _first(results, phrases.FINISH)
+    at = _first(results, NOTICE)
     if at is None:
         return actions
     head, tail = actions[: at + 1], actions[at + 1 :]
@@ -315,13 +339,13 @@ def _after_notice(
     return head + tail
 
 
-def _after_refusal(actions: list[Action], script: TaskScript) -> list[Action]:
+def _after_refusal(actions: list[Action], steps: tuple[str, ...], workdir: str) -> list[Action]:
     """Model 13: a refused submission makes it check its work and rerun what it broke."""
     if any(a.kind == "verify" for a in actions):
         return actions
-    slipped = [i for i, step in enumerate(script.steps) if Action("slip", _typo(step)) in actions]
-    redo = [Action("step", step) for step in script.steps[slipped[0] :]] if slipped else []
-    return [*actions, Action("verify", f"ls -la {script.workdir}"), *redo]
+    slipped = [i for i, step in enumerate(steps) if Action("slip", _typo(step)) in actions]
+    redo = [Action("step", step) for step in steps[slipped[0] :]] if slipped else []
+    return [*actions, Action("verify", f"ls -la {workdir}"), *redo]
 
 
 def _tool_call(command: str, call_id: str, malformed: bool) -> dict[str, Any]:
@@ -352,20 +376,29 @@ class ScriptedPolicy:
     def _todo(
         self, script: TaskScript, traits: Traits, seed: str, history: History
     ) -> list[Action]:
-        profile = self.profile
-        actions = plan_actions(script, traits, seed, profile)
-        folded = _first(history.results, phrases.FOLDED)
-        if folded is not None:
-            actions = plan_actions(script, traits, seed, profile, folded)
+        profile, results = self.profile, history.results
+        folded = _first(results, FOLDED)
+        actions = plan_actions(script, traits, seed, profile, folded)
+        hinted: frozenset[int] = frozenset()
+        while _first(results, HINT) is not None:  # settles within one pass per slip
+            now = frozenset(
+                k
+                for k, action in enumerate(actions[: len(results)])
+                if action.kind == "slip" and phrases.result_signals(results[k])[HINT]
+            )
+            if now == hinted:
+                break
+            hinted = now
+            actions = plan_actions(script, traits, seed, profile, folded, hinted)
         if history.guarded and _stream(seed, "guard").random() < profile.guard_redo:
-            actions = _after_refusal(actions, script)
+            actions = _after_refusal(actions, styled_steps(script, profile), script.workdir)
         return _after_notice(actions, history.results, seed, profile)
 
     def _text(self, traits: Traits, seed: str, done: int) -> str:
         words = self.profile.words * (self.profile.concise_words if traits.concise else 1.0)
         words *= self.profile.effort_words.get(traits.effort, 1.0)
         rng = _stream(seed, "text", done)
-        return " ".join(rng.choice(VOCAB) for _ in range(max(1, round(words))))
+        return " ".join(rng.choices(VOCAB, k=max(1, round(words))))
 
     def respond(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         """One assistant message (OpenAI shape) for this request."""
