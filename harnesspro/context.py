@@ -64,7 +64,7 @@ class RunContext:
             behaviour = resolve_profile(config.model.behaviour.seed, config.model.behaviour.profile)
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
-        if config.evolution.improver == "llm":
+        if "llm" in (config.evolution.improver, config.evolution.synthesizer):
             from harnesspro.search.account import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything
