@@ -105,15 +105,11 @@ class ModelConfig(_Strict):
     """Simulated provider latency for the scripted upstream (None = it answers at once)."""
 
     @model_validator(mode="after")
-    def _behaviour_needs_the_scripted_policy(self) -> ModelConfig:
+    def _scripted_only_settings(self) -> ModelConfig:
         if self.behaviour.configured and self.upstream != "scripted":
             raise ValueError(
                 "model.behaviour acts on upstream 'scripted' only; remove it or use that upstream"
             )
-        return self
-
-    @model_validator(mode="after")
-    def _latency_is_scripted_only(self) -> ModelConfig:
         if self.latency is not None and self.upstream != "scripted":
             raise ValueError("latency simulates a provider for upstream 'scripted' only; remove it")
         return self
