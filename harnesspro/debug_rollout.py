@@ -12,7 +12,8 @@ from harnesspro.harness.validate import static_problem
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout, write_tree
-from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+from harnesspro.tasks.loader import folder_files, load_task
+from harnesspro.tasks.runtime import bundle_task
 
 FREE = Price(input=0.0, output=0.0)
 
@@ -43,8 +44,7 @@ def debug_rollout(
             spec=RolloutSpec("debug", "debug", task.id, 0, 0),
             harness_files=folder_files(harness),
             task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            workspace_files=workspace_files(task),
-            test_files=folder_files(task.path / "tests"),
+            task=bundle_task(task),
             script=script_for(task) if settings.upstream == "scripted" else None,
             model=settings,
             price=price,

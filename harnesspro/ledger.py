@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
   key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
   status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
   cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
-  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT);
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT,
+  verifier_reason TEXT);
 CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
 CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS selections (
@@ -44,12 +45,12 @@ CREATE TABLE IF NOT EXISTS search_calls (
 """
 
 # Columns added after a table was first released: (table, column, type), added on open.
-MIGRATIONS = [("rollouts", "split", "TEXT")]
+MIGRATIONS = [("rollouts", "split", "TEXT"), ("rollouts", "verifier_reason", "TEXT")]
 
 ROLLOUT_COLUMNS = (
     "key, candidate_id, task_id, attempt, epoch, status, pass, official_pass, uncached_input, "
     "cached_input, cache_write, output, reasoning, cost, latency_s, n_calls, artifacts, created, "
-    "reason, split"
+    "reason, split, verifier_reason"
 )
 
 
@@ -122,6 +123,8 @@ class Ledger:
             time.time(),
             result.reason,
             split,
+            # One line on the official verdict (why it failed), for `eval` and the dashboard.
+            result.verifier.reason if result.verifier else None,
         )
         placeholders = ", ".join("?" * len(row))
         self._write(

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harnesspro.config import ConfigError, RunConfig, dump_config
-from harnesspro.records import RolloutResult
+from harnesspro.records import RolloutResult, VerifierEvidence
 from harnesspro.rollout import write_tree
 from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.splits import Splits
@@ -70,7 +70,17 @@ class RunFolder:
         (folder / "gateway.jsonl").write_text(result.gateway_log)
         (folder / "stderr.txt").write_text(result.detail)
         write_tree(folder / "workspace", result.workspace)
+        if result.verifier is not None:
+            (folder / "verifier.json").write_text(json.dumps(asdict(result.verifier), indent=2))
         return str(folder.relative_to(self.root))
+
+    def verifier(self, key: str) -> VerifierEvidence | None:
+        """The official verifier's evidence for a rollout (verdict, one-line reason, output
+        tail, exit status, reward files), or None when the verifier did not run."""
+        path = self.rollout_dir(key) / "verifier.json"
+        if not path.is_file():
+            return None
+        return VerifierEvidence(**json.loads(path.read_text()))
 
     def trajectory(self, key: str) -> str:
         path = self.rollout_dir(key) / "trajectory.jsonl"

@@ -13,7 +13,7 @@ from typing import Literal
 
 from harnesspro.records import Task
 from harnesspro.sandbox import Mount, Sandbox, SandboxResult
-from harnesspro.tasks.dockerfile import Environment, NeedsContainer, load_environment
+from harnesspro.tasks.dockerfile import Copy, Environment, NeedsContainer, load_environment
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, task_files
 from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
@@ -67,10 +67,13 @@ class Validation:
 
 def environment_of(task: Task) -> Environment | NeedsContainer:
     """The task's interpreted Dockerfile (a plain environment when it has none)."""
-    dockerfile = task_files(task).dockerfile
-    if not dockerfile.is_file():
-        return Environment(base_image="", workdir=task.workdir)
-    return load_environment(dockerfile)
+    files = task_files(task)
+    if not files.dockerfile.is_file():
+        # Without a Dockerfile, environment/workspace/ holds the working directory's files.
+        has_workspace = (files.context / "workspace").is_dir()
+        copies = (Copy("workspace", task.workdir + "/"),) if has_workspace else ()
+        return Environment(base_image="", workdir=task.workdir, copies=copies)
+    return load_environment(files.dockerfile)
 
 
 def prepare(task: Task, environment: Environment, dest: Path, cache: Path | None = None) -> Layout:
