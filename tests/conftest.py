@@ -42,3 +42,20 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
 @pytest.fixture
 def scripted_model() -> ModelConfig:
     return ModelConfig()
+
+
+def shared_dataset(name: str) -> Path:
+    """A dataset of external tasks under `shared/datasets/` beside the checkout (in any parent
+    folder, so git worktrees find it too), or under `$HARNESSPRO_DATASETS`. May not exist:
+    tests using it skip then."""
+    import os
+
+    configured = os.environ.get("HARNESSPRO_DATASETS")
+    if configured:
+        return Path(configured) / name
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "shared" / "datasets" / name
+        if candidate.is_dir():
+            return candidate
+    return here.parents[2] / "shared" / "datasets" / name

@@ -21,8 +21,9 @@ from harnesspro.tasks.loader import load_suite, scan_suite
 from harnesspro.tasks.manifest import ManifestError, build_manifest, verify_manifest
 from harnesspro.tasks.toolenv import ensure_toolenv, normalise
 from harnesspro.tasks.verify import environment_of, prepare, validate_task
+from tests.conftest import shared_dataset
 
-DATASET = Path(__file__).resolve().parents[2] / "shared/datasets/termigen-dev"
+DATASET = shared_dataset("termigen-dev")
 
 pytestmark = [
     pytest.mark.slow,

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harnesspro.records import Task
-from harnesspro.tasks.loader import reference_steps, workspace_files
+from harnesspro.tasks.loader import reference_steps
+from harnesspro.tasks.runtime import input_files
 
 VOCAB = [
     "inspect",
@@ -103,7 +104,8 @@ class Action:
 
 def script_for(task: Task) -> TaskScript:
     """Build the policy's knowledge of a task from its folder."""
-    files = tuple(f"{task.workdir}/{name}" for name in workspace_files(task))
+    # Where the image puts them (the Dockerfile's COPY lines), not only the working folder.
+    files = input_files(task)
     mentioned = PATH_RE.findall(task.instruction)
     return TaskScript(
         instruction=task.instruction,

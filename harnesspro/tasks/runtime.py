@@ -20,7 +20,7 @@ from pathlib import Path
 from harnesspro.records import Task, VerifierEvidence
 from harnesspro.sandbox import Sandbox
 from harnesspro.tasks.dockerfile import NeedsContainer
-from harnesspro.tasks.layout import Layout
+from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, load_task
 from harnesspro.tasks.toolenv import cache_root
 from harnesspro.tasks.verify import VerifierResult, environment_of, prepare, run_verifier
@@ -100,6 +100,19 @@ def open_task(task: Task, dest: Path, cache: Path | None = None) -> Layout:
     if isinstance(environment, NeedsContainer):
         raise TaskUnrunnable(unrunnable_reason(task) or environment.reason)
     return prepare(task, environment, dest, cache)
+
+
+def input_files(task: Task) -> tuple[str, ...]:
+    """Container paths of the files the task's image adds: what an agent finds on arrival."""
+    environment = environment_of(task)
+    if isinstance(environment, NeedsContainer):
+        return ()
+    with tempfile.TemporaryDirectory(prefix="hp-inputs-") as tmp:
+        try:
+            root = lay_out(task, environment, Path(tmp), None).root
+        except (TaskError, OSError):
+            return ()
+        return tuple(f"/{p.relative_to(root)}" for p in sorted(root.rglob("*")) if p.is_file())
 
 
 def grade(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierEvidence:
