@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.config import ConfigError, Price, RunConfig
+from harnesspro.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
@@ -37,6 +37,17 @@ def model_price(config: RunConfig) -> Price | None:
         raise
 
 
+def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
+    """A coreset size that disagrees with the manifest's coreset would be silently ignored."""
+    size = config.coreset.size
+    if size is not None and size != len(splits.coreset):
+        raise ConfigError(
+            f"coreset.size is {size} but the manifest {manifest} fixes a coreset of "
+            f"{len(splits.coreset)} tasks; drop coreset.size, set it to {len(splits.coreset)}, "
+            f"or write a new manifest with `harnesspro coreset --size {size}`."
+        )
+
+
 @dataclass(frozen=True)
 class RunContext:
     config: RunConfig
@@ -60,12 +71,13 @@ class RunContext:
         if config.tasks.manifest is not None:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
+            check_coreset_size(config, splits, config.tasks.manifest)
         else:
             splits = make_splits(
                 list(tasks.values()),
                 config.tasks.test_fraction,
                 config.tasks.split_seed,
-                config.coreset.size,
+                config.coreset.size or DEFAULT_CORESET_SIZE,
             )
         run.open(config)
         run.write_splits(splits)

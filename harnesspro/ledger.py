@@ -254,3 +254,13 @@ class Ledger:
 
     def search_calls(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM search_calls ORDER BY created", self.db)
+
+
+def passing_tasks(path: Path) -> set[str]:
+    """Task ids with at least one officially passed rollout in a run's ledger, read-only."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT DISTINCT task_id FROM rollouts WHERE official_pass = 1")
+        return {str(row[0]) for row in rows}
+    finally:
+        db.close()

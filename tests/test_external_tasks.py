@@ -97,7 +97,10 @@ def test_do_nothing_runs_the_verifier_and_gets_reward_0(task: Task) -> None:
     result = validate_task(task, Bubblewrap())
     if result.status == "needs container":
         pytest.fail(f"{task.id} was selected as Docker-free but needs a container: {result}")
-    assert result.status == "ok", f"{result.reason}\n{result.idle.output if result.idle else ''}"
+    # No reference solutions ship with these tasks: the verifier is not shown to pass.
+    assert result.status == "unproven", (
+        f"{result.reason}\n{result.idle.output if result.idle else ''}"
+    )
     assert result.idle is not None and result.idle.reward == 0.0
     assert result.idle.runner_fault is None
     # The verifier really ran pytest on the task's tests (not an early crash).

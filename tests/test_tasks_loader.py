@@ -184,3 +184,35 @@ def test_tasks_validate_command_exit_codes(
     assert run_cli(["tasks", "validate", str(tmp_path / "absent")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "absent: no such folder" in err
+
+
+def test_a_task_without_reference_is_unproven_until_a_recorded_rollout_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harnesspro.ledger import Ledger
+    from harnesspro.records import RolloutResult, RolloutSpec, Usage
+
+    suite = tmp_path / "suite"
+    harbor_task(suite)
+    folder = harbor_task(suite, "no_reference")
+    (folder / "solution" / "solve.sh").unlink()
+    result = validate_task(load_task(folder), Bubblewrap())
+    assert result.status == "unproven" and result.reference is None
+    assert run_cli(["tasks", "validate", str(suite)]) == 0
+    out = capsys.readouterr().out
+    assert "1 ok, 1 unproven" in out and "verifiers shown to pass: 1 (1 by reference)" in out
+    assert run_cli(["tasks", "validate", "--require-reference", str(suite)]) == 1
+    capsys.readouterr()
+    # A run folder whose ledger holds an officially passed rollout of the task proves it.
+    run = tmp_path / "run"
+    run.mkdir()
+    passed = RolloutResult("k", "ok", Usage(), 0.0, 1.0, 1, True, "", "", {})
+    ledger = Ledger(run / "ledger.sqlite")
+    ledger.record_rollout(RolloutSpec("k", "c000", "no_reference", 0, 0), passed, "rollouts/k")
+    ledger.close()
+    assert (
+        run_cli(["tasks", "validate", "--require-reference", "--proof", str(run), str(suite)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "2 ok" in out and "(1 by recorded rollout, 1 by reference); unproven: 0" in out
+    assert run_cli(["tasks", "validate", "--proof", str(tmp_path / "nope"), str(suite)]) == 2

@@ -22,6 +22,7 @@ from harnesspro.sandbox import Sandbox
 from harnesspro.tasks.dockerfile import NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, load_task
+from harnesspro.tasks.ospackages import PackageError, ensure_layer
 from harnesspro.tasks.toolenv import cache_root
 from harnesspro.tasks.verify import VerifierResult, environment_of, prepare, run_verifier
 
@@ -85,12 +86,17 @@ def materialise(bundle: TaskBundle, cache: Path | None = None) -> Task:
     return load_task(final)
 
 
-def unrunnable_reason(task: Task) -> str | None:
-    """One sentence saying why the task cannot run here, or None when it can."""
+def unrunnable_reason(task: Task, cache: Path | None = None) -> str | None:
+    """One sentence saying why the task cannot run here, or None when it can (this builds
+    the OS package layer the task needs, once)."""
     environment = environment_of(task)
     if isinstance(environment, NeedsContainer):
         where = f" ({environment.instruction[:120]})" if environment.instruction else ""
         return f"task '{task.id}' cannot run without a container: {environment.reason}{where}."
+    try:
+        ensure_layer(environment.os_packages, cache)
+    except PackageError as exc:
+        return f"task '{task.id}' cannot run here: {exc}."
     return None
 
 
@@ -99,7 +105,10 @@ def open_task(task: Task, dest: Path, cache: Path | None = None) -> Layout:
     environment = environment_of(task)
     if isinstance(environment, NeedsContainer):
         raise TaskUnrunnable(unrunnable_reason(task) or environment.reason)
-    return prepare(task, environment, dest, cache)
+    try:
+        return prepare(task, environment, dest, cache)
+    except PackageError as exc:
+        raise TaskUnrunnable(f"task '{task.id}' cannot run here: {exc}.") from None
 
 
 def input_files(task: Task) -> tuple[str, ...]:
