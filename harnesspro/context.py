@@ -15,8 +15,9 @@ from harnesspro.ledger import Ledger
 from harnesspro.metrics import candidate_scores
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
-from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.loader import TaskError, load_suite
 from harnesspro.tasks.manifest import manifest_splits, open_manifest
+from harnesspro.tasks.runtime import unrunnable_reason
 from harnesspro.tasks.splits import Splits, make_splits
 
 SEED_ID = "c000"
@@ -35,6 +36,18 @@ def model_price(config: RunConfig) -> Price | None:
         if config.model.allow_unpriced:
             return None
         raise
+
+
+def runnable_tasks(tasks: list[Task], console: Console) -> dict[str, Task]:
+    """The tasks this machine can run; each other one is named with the reason, and left out."""
+    kept = {}
+    for task in tasks:
+        reason = unrunnable_reason(task)
+        if reason:
+            console.print(f"skipping {reason}", markup=False)
+        else:
+            kept[task.id] = task
+    return kept
 
 
 def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
@@ -67,7 +80,7 @@ class RunContext:
             from harnesspro.gateway.search import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything
-        tasks = {t.id: t for t in load_suite(config.tasks.suite)}
+        tasks = runnable_tasks(load_suite(config.tasks.suite), console)
         if config.tasks.manifest is not None:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
@@ -78,6 +91,12 @@ class RunContext:
                 config.tasks.test_fraction,
                 config.tasks.split_seed,
                 config.coreset.size or DEFAULT_CORESET_SIZE,
+            )
+        missing = [t for t in (*splits.coreset, *splits.validation, *splits.test) if t not in tasks]
+        if missing:
+            raise TaskError(
+                f"{config.tasks.manifest}: lists task '{missing[0]}', which cannot run here (see "
+                "above); write a new manifest without it."
             )
         run.open(config)
         run.write_splits(splits)
