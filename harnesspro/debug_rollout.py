@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import asdict
 from pathlib import Path
 
 from harnesspro.config import ConfigError, ModelConfig, Price, load_config
@@ -57,10 +58,13 @@ def debug_rollout(
     (out / "trajectory.jsonl").write_text(result.trajectory)
     (out / "gateway.jsonl").write_text(result.gateway_log)
     (out / "stderr.txt").write_text(result.detail)
+    if result.verifier is not None:
+        (out / "verifier.json").write_text(json.dumps(asdict(result.verifier), indent=2) + "\n")
     summary = {
         "status": result.status,
         "reason": result.reason,
         "official_pass": result.official_pass,
+        "verifier_reason": result.verifier.reason if result.verifier else None,
         "model_calls": result.n_calls,
         "usage": result.usage.__dict__,
         "cost": result.cost,

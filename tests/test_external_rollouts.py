@@ -127,3 +127,20 @@ def test_failed_rollout_keeps_its_verifier_evidence_in_the_run_folder(tmp_path: 
     assert evidence == result.verifier
     assert evidence is not None and not evidence.passed and evidence.exit_code not in (0, None)
     assert (tmp_path / "rollouts" / result.key / "verifier.json").is_file()
+
+
+def test_debug_rollout_command_runs_an_external_task_on_its_layout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harnesspro.cli import main
+
+    task = picked()[0]
+    out = tmp_path / "out"
+    argv = ["rollout", "--harness", str(seed_template()), "--task", str(task.path)]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["official_pass"] is False
+    assert summary["verifier_reason"].startswith("reward 0 from reward.txt: ")
+    assert summary["verifier_reason"] in printed
+    assert "test_outputs.py" in json.loads((out / "verifier.json").read_text())["output"]

@@ -216,3 +216,40 @@ def test_a_task_without_reference_is_unproven_until_a_recorded_rollout_passes(
     out = capsys.readouterr().out
     assert "2 ok" in out and "(1 by recorded rollout, 1 by reference); unproven: 0" in out
     assert run_cli(["tasks", "validate", "--proof", str(tmp_path / "nope"), str(suite)]) == 2
+
+
+def test_suites_as_lists_and_terminal_bench_checkouts(tmp_path: Path) -> None:
+    harbor_task(tmp_path / "a")
+    terminal_bench_task(tmp_path / "checkout" / "tasks")  # a Terminal-Bench 1 repository
+    (tmp_path / "checkout" / "README.md").write_text("tasks live under tasks/\n")
+    both = load_suite([str(tmp_path / "a"), str(tmp_path / "checkout")])
+    assert [(t.id, t.path.parent.name) for t in both] == [
+        ("hello_harbor", "a"),
+        ("hello_tb", "tasks"),
+    ]
+    harbor_task(tmp_path / "b")  # the same id in another folder
+    with pytest.raises(TaskError, match="task id 'hello_harbor' is in both .*a and .*b"):
+        load_suite([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert (
+        run_cli(
+            [
+                "tasks",
+                "split",
+                str(tmp_path / "a"),
+                str(tmp_path / "checkout"),
+                "--test-fraction",
+                "0.5",
+                "--seed",
+                "0",
+                "--out",
+                str(tmp_path / "m.json"),
+            ]
+        )
+        == 0
+    )
+    from harnesspro.tasks.manifest import open_manifest
+
+    suite = [str(tmp_path / "a"), str(tmp_path / "checkout")]
+    assert set(open_manifest(tmp_path / "m.json", suite).hashes) == {"hello_harbor", "hello_tb"}
+    with pytest.raises(TaskError, match="written for suite"):
+        open_manifest(tmp_path / "m.json", str(tmp_path / "a"))
