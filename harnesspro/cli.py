@@ -97,9 +97,9 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
-    from harnesspro.gateway.search import describe_search_costs
     from harnesspro.ledger import Ledger
     from harnesspro.reports import agreement, budget
+    from harnesspro.search.account import describe_search_costs
 
     load_profiles(args.run_dir)
     ledger = Ledger(args.run_dir / "ledger.sqlite")

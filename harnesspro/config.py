@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from harnesspro.gateway.budget import RolloutBudget
 from harnesspro.gateway.retry import RetryPolicy
@@ -195,12 +202,26 @@ class EvaluationConfig(_Strict):
     exceeded. The held-out evaluation is accounted apart."""
 
 
+class HarnessConfig(_Strict):
+    seed: Path | None = None
+    """A harness directory (with harness.toml) to evolve instead of the bundled seed agent;
+    catalog edits apply where their files exist, the llm editor works on any harness."""
+
+    @field_validator("seed")
+    @classmethod
+    def _seed_is_a_harness(cls, seed: Path | None) -> Path | None:
+        if seed is not None and not (seed / "harness.toml").is_file():
+            raise ValueError(f"{seed} has no harness.toml; give a harness directory")
+        return seed
+
+
 class RunConfig(_Strict):
     name: str = "run"
     """Run name; the default run folder is runs/<name>-<config hash>."""
     seed: int = 0
     """Seed of every stochastic choice the run makes."""
     model: ModelConfig = ModelConfig()
+    harness: HarnessConfig = HarnessConfig()
     prices: dict[str, Price] = Field(default_factory=dict)
     """Price overrides per model name."""
     tasks: TasksConfig = TasksConfig()

@@ -77,7 +77,7 @@ class RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
         if config.evolution.improver == "llm":
-            from harnesspro.gateway.search import improver_price
+            from harnesspro.search.account import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything
         tasks = runnable_tasks(load_suite(config.tasks.suite), console)
@@ -113,7 +113,7 @@ class RunContext:
 
     def seed(self) -> Candidate:
         """The seed candidate, committed to the run's harness repository once."""
-        commit, tree = self.repo.commit_seed(seed_template())
+        commit, tree = self.repo.commit_seed(self.config.harness.seed or seed_template())
         if SEED_ID not in self.candidates():
             self.ledger.add_candidate(Candidate(SEED_ID, commit, tree, None, None, None, 0))
         return self.candidates()[SEED_ID]

@@ -6,7 +6,9 @@ Improvers (analyzer, planner, editor, in every mode) receive only:
   verdict, usage) and those tasks' instructions;
 - aggregates: every candidate's coreset score and validation score (never a validation
   rollout, task id or trajectory);
-- candidate code: commits of the run's harness repository and diffs between them.
+- candidate code: commits of the run's harness repository and diffs between them;
+- proposer memory: earlier plans with their predictions, measured coreset effects and
+  verdicts (train-split figures only).
 
 Nothing from the test split, no official tests or their verdicts (`official_pass`), no
 reference solutions, no synthesized test code: this module never opens a task folder, the
@@ -15,13 +17,13 @@ run's `synth_tests/`, or a rollout that is not a coreset rollout.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harnesspro.analyzer import Trace
 from harnesspro.context import RunContext
 from harnesspro.metrics import on_split
-from harnesspro.records import Candidate, Score
+from harnesspro.records import Candidate, Score, Trace
 from harnesspro.validation import validation_scores
 
 DIFF_CHARS = 3000  # a diff longer than this is cut: planners read what changed, not files
@@ -44,6 +46,26 @@ class CandidateDiff:
 
 
 @dataclass(frozen=True)
+class Lesson:
+    """One earlier plan, what it predicted, what it did on the coreset, and the verdict."""
+
+    epoch: int
+    parent_id: str
+    child_id: str | None
+    directive: str
+    name: str
+    kind: str
+    levers: tuple[str, ...]
+    change: str
+    predicted_pass: float
+    predicted_cost: float
+    measured_pass: float | None
+    measured_cost: float | None
+    verdict: str | None
+    note: str
+
+
+@dataclass(frozen=True)
 class ImproverInputs:
     """Everything any improver may read in one epoch."""
 
@@ -58,6 +80,8 @@ class ImproverInputs:
     validation: Mapping[str, Score]
     """Validation aggregates only."""
     diffs: tuple[CandidateDiff, ...]
+    memory: tuple[Lesson, ...] = ()
+    """Earlier plans of this run with their measured effects and verdicts."""
 
     def traces_of(self, candidate_id: str) -> list[Trace]:
         return [t for t in self.traces if t.candidate_id == candidate_id]
@@ -121,6 +145,35 @@ def candidate_diffs(
     return tuple(diffs)
 
 
+def _float(value: object) -> float | None:
+    return None if value is None or value != value else float(str(value))
+
+
+def proposer_memory(ctx: RunContext, before_epoch: int) -> tuple[Lesson, ...]:
+    """Plans of earlier epochs with their verdicts (coreset effects only)."""
+    plans = ctx.ledger.plans()
+    rows = plans[plans["epoch"] < before_epoch].to_dict("records")
+    return tuple(
+        Lesson(
+            epoch=int(r["epoch"]),
+            parent_id=str(r["parent_id"]),
+            child_id=None if r["child_id"] is None else str(r["child_id"]),
+            directive=str(r["directive"]),
+            name=str(r["mechanism"]),
+            kind=str(r.get("kind") or "catalog"),
+            levers=tuple(json.loads(r.get("levers") or "[]")),
+            change=str(r.get("change") or "")[:300],
+            predicted_pass=float(r["predicted_pass"]),
+            predicted_cost=float(r["predicted_cost"]),
+            measured_pass=_float(r.get("measured_pass")),
+            measured_cost=_float(r.get("measured_cost")),
+            verdict=r.get("verdict"),
+            note=str(r.get("note") or "")[:200],
+        )
+        for r in rows
+    )
+
+
 def improver_inputs(
     ctx: RunContext, epoch: int, parent_ids: Sequence[str], diffs: bool = True
 ) -> ImproverInputs:
@@ -139,4 +192,5 @@ def improver_inputs(
         scores=scores,
         validation=validation_scores(ctx),
         diffs=candidate_diffs(ctx, candidates, scores) if diffs else (),
+        memory=proposer_memory(ctx, epoch),
     )

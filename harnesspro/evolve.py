@@ -10,15 +10,15 @@ from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import failed_verdicts, run_final
-from harnesspro.gateway.search import describe_search_costs, write_search_costs
-from harnesspro.improve import check_predictions, improve
+from harnesspro.improve import improve, record_effects
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
 from harnesspro.reports.money import dollars
-from harnesspro.scorer import freeze_tests, score_pending
+from harnesspro.search.account import describe_search_costs, write_search_costs
 from harnesspro.selection import Selected, recorded, select
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
 from harnesspro.uncertainty import Uncertainty, bootstrap
 from harnesspro.validation import validate, validation_scores
 
@@ -100,7 +100,7 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     children = improve(ctx, epoch, previous.parents)
     note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
     score_pending(ctx)
-    check_predictions(ctx, epoch)
+    record_effects(ctx, epoch)
     return close_epoch(ctx, epoch)
 
 

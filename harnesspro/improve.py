@@ -9,24 +9,28 @@ Either way every input comes from `disclosure.improver_inputs`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from harnesspro import disclosure
-from harnesspro.analyzer import Trace, prevalence
+from harnesspro.analyzer.rules import Trace, prevalence
 from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs, improver_inputs
-from harnesspro.gateway.search import (
+from harnesspro.gateway.upstream import Upstream
+from harnesspro.metrics import TOKEN_COLUMNS, scored
+from harnesspro.planner.catalog import check_prediction
+from harnesspro.planner.memory import Pairs, measure, paired_difference
+from harnesspro.records import Candidate, Plan
+from harnesspro.roles import CatalogImprover, Improver, LLMImprover
+from harnesspro.search.account import (
     SearchAccount,
     describe_search_costs,
     improver_price,
     make_improver_upstream,
     write_search_costs,
 )
-from harnesspro.gateway.upstream import Upstream
-from harnesspro.improvers.roles import CatalogImprover, Improver, LLMImprover
-from harnesspro.planner import check_prediction
-from harnesspro.records import Candidate, Plan
 
 
 def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
@@ -120,25 +124,90 @@ def run_roles(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[
     return list(children.values())
 
 
-def check_predictions(ctx: RunContext, epoch: int) -> None:
-    """Print, for each of the epoch's plans, whether its predicted directions held."""
+def plan_of(row: Mapping[Any, Any]) -> Plan:
+    """The plan of one ledger row."""
+    return Plan(
+        str(row["parent_id"]),
+        row["directive"],
+        str(row["mechanism"]),
+        str(row["rationale"]),
+        float(row["predicted_pass"]),
+        float(row["predicted_cost"]),
+        kind=row.get("kind") or "catalog",
+        levers=tuple(json.loads(row.get("levers") or "[]")),
+        change=str(row.get("change") or ""),
+        files=tuple(json.loads(row.get("files") or "[]")),
+        expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
+    )
+
+
+def pairs_of(ctx: RunContext, parent: str, child: str) -> Pairs:
+    """The two candidates' scored coreset rollouts matched by (task, attempt)."""
+    frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
+    frame = frame.assign(tokens=frame[TOKEN_COLUMNS].sum(axis=1))
+    keys = ["task_id", "attempt"]
+    mine = frame[frame["candidate_id"] == parent]
+    theirs = frame[frame["candidate_id"] == child]
+    both = mine.merge(theirs, on=keys, how="inner", suffixes=("_p", "_c"))
+    priced = both["cost_p"].notna().all() and both["cost_c"].notna().all()
+    column = "cost" if priced else "tokens"
+    return Pairs(
+        both["task_id"].to_numpy(),
+        both["pass_p"].to_numpy(float),
+        both["pass_c"].to_numpy(float),
+        both[f"{column}_p"].to_numpy(float),
+        both[f"{column}_c"].to_numpy(float),
+        "dollars" if priced else "tokens",
+    )
+
+
+def _confounders(ctx: RunContext, plan: Plan, child: str, rows: list[dict[Any, Any]]) -> list[str]:
+    """Why the child's change is not the plan's alone (empty when it is)."""
+    found = []
+    others = {str(r["mechanism"]) for r in rows if r["child_id"] == child} - {plan.mechanism}
+    if others:
+        found.append(f"the same tree was made by {', '.join(sorted(others))}")
+    if plan.kind == "free" and plan.files:
+        candidates = ctx.candidates()
+        parent, made = candidates[plan.parent_id], candidates[child]
+        stray = set(ctx.repo.changed_files(parent.commit, made.commit)) - set(plan.files)
+        if stray:
+            found.append(f"the edit also changed {', '.join(sorted(stray))}")
+    return found
+
+
+def _pct(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:+.1%}"
+
+
+def record_effects(ctx: RunContext, epoch: int) -> None:
+    """Measure each of the epoch's plans on its child, record the verdict, and print it."""
     scores = ctx.scores()
     plans = ctx.ledger.plans()
+    every = plans.to_dict("records")
     for row in plans[plans["epoch"] == epoch].to_dict("records"):
-        child, parent = str(row["child_id"]), str(row["parent_id"])
-        if child not in scores or parent not in scores:
+        child, parent = row["child_id"], str(row["parent_id"])
+        if child is None or child not in scores or parent not in scores:
             continue
-        plan = Plan(
-            parent,
-            row["directive"],
-            str(row["mechanism"]),
-            str(row["rationale"]),
-            float(row["predicted_pass"]),
-            float(row["predicted_cost"]),
+        plan = plan_of(row)
+        pairs = pairs_of(ctx, parent, str(child))
+        if not len(pairs.tasks):
+            continue
+        ev = ctx.config.evaluation
+        diff = paired_difference(pairs, ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
+        confounders = _confounders(ctx, plan, str(child), every)
+        effect = measure(plan, diff, pairs.unit, confounders)
+        ctx.ledger.record_effect(epoch, parent, plan.directive, effect)
+        held = check_prediction(plan, scores[parent], scores[child])[2]
+        ctx.repo.annotate(
+            ctx.candidates()[str(child)].commit,
+            f"measured ({plan.directive}: {plan.mechanism}): {effect.why} -> {effect.verdict}; "
+            f"prediction {'held' if held else 'missed'}",
         )
-        d_pass, d_cost, held = check_prediction(plan, scores[parent], scores[child])
         ctx.console.print(
-            f"  check {child} ({plan.mechanism}): pass {d_pass:+.3f} "
-            f"(predicted {plan.predicted_pass:+.3f}), cost {d_cost:+.1%} "
-            f"(predicted {plan.predicted_cost:+.1%}) -> {'held' if held else 'missed'}"
+            f"  check {child} ({plan.mechanism}): pass {effect.d_pass:+.3f} "
+            f"(predicted {plan.predicted_pass:+.3f}), cost {_pct(effect.d_cost)} "
+            f"(predicted {plan.predicted_cost:+.1%}) -> {effect.verdict} ({effect.why}); "
+            f"prediction {'held' if held else 'missed'}",
+            markup=False,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -10,7 +11,15 @@ from typing import Any
 
 import pandas as pd
 
-from harnesspro.records import Candidate, Diagnosis, ModelCall, Plan, RolloutResult, RolloutSpec
+from harnesspro.records import (
+    Candidate,
+    Diagnosis,
+    Effect,
+    ModelCall,
+    Plan,
+    RolloutResult,
+    RolloutSpec,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -45,7 +54,15 @@ CREATE TABLE IF NOT EXISTS search_calls (
 """
 
 # Columns added after a table was first released: (table, column, type), added on open.
-MIGRATIONS = [("rollouts", "split", "TEXT"), ("rollouts", "verifier_reason", "TEXT")]
+MIGRATIONS = [
+    ("rollouts", "split", "TEXT"),
+    ("rollouts", "verifier_reason", "TEXT"),
+    *((("plans", c, t) for c, t in (
+        ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
+        ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
+        ("verdict", "TEXT"), ("verdict_why", "TEXT"),
+    ))),
+]  # fmt: skip
 
 ROLLOUT_COLUMNS = (
     "key, candidate_id, task_id, attempt, epoch, status, pass, official_pass, uncached_input, "
@@ -203,18 +220,29 @@ class Ledger:
         return pd.read_sql_query("SELECT * FROM diagnoses", self.db)
 
     def record_plan(self, epoch: int, plan: Plan, child_id: str | None, note: str = "") -> None:
-        row = (
-            epoch,
-            plan.parent_id,
-            plan.directive,
-            plan.mechanism,
-            plan.rationale,
-            plan.predicted_pass,
-            plan.predicted_cost,
-            child_id,
-            note,
+        row = {
+            "epoch": epoch, "parent_id": plan.parent_id, "directive": plan.directive,
+            "mechanism": plan.mechanism, "rationale": plan.rationale,
+            "predicted_pass": plan.predicted_pass, "predicted_cost": plan.predicted_cost,
+            "child_id": child_id, "note": note, "kind": plan.kind,
+            "levers": json.dumps(list(plan.levers)), "change": plan.change,
+            "files": json.dumps(list(plan.files)),
+            "expected_flips": json.dumps(list(plan.expected_flips)),
+        }  # fmt: skip
+        names = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        self._write(
+            f"INSERT OR REPLACE INTO plans ({names}) VALUES ({marks})", [tuple(row.values())]
         )
-        self._write("INSERT OR REPLACE INTO plans VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [row])
+
+    def record_effect(self, epoch: int, parent_id: str, directive: str, effect: Effect) -> None:
+        """A plan's measured effect and verdict (proposer memory)."""
+        self._write(
+            "UPDATE plans SET measured_pass = ?, measured_cost = ?, verdict = ?, verdict_why = ? "
+            "WHERE epoch = ? AND parent_id = ? AND directive = ?",
+            [(effect.d_pass, effect.d_cost, effect.verdict, effect.why, epoch, parent_id,
+              directive)],
+        )  # fmt: skip
 
     def plans(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM plans ORDER BY epoch, parent_id", self.db)

@@ -135,9 +135,16 @@ class Diagnosis:
     evidence: str
 
 
+PlanKind = Literal["catalog", "free"]
+
+
 @dataclass(frozen=True)
 class Plan:
-    """One mechanism-level change under one directive, with its predicted effect."""
+    """One change under one directive, with its predicted effect.
+
+    A `catalog` plan applies the catalog mechanism named `mechanism`; a `free` plan is
+    written in words (`change`) by an llm planner, `mechanism` being its short name.
+    """
 
     parent_id: str
     directive: Directive
@@ -145,6 +152,15 @@ class Plan:
     rationale: str
     predicted_pass: float
     predicted_cost: float
+    kind: PlanKind = "catalog"
+    levers: tuple[str, ...] = ()
+    """The levers the change touches (mechanisms.catalog.LEVERS)."""
+    change: str = ""
+    """The change in words (free plans)."""
+    files: tuple[str, ...] = ()
+    """Harness files the change will touch."""
+    expected_flips: tuple[str, ...] = ()
+    """Coreset tasks the planner expects to change verdict."""
 
 
 @dataclass(frozen=True)
@@ -156,3 +172,39 @@ class Score:
     cost_per_task: float
     tokens_per_task: float
     n_rollouts: int
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One train-split rollout as the improvers may see it."""
+
+    key: str
+    candidate_id: str
+    task_id: str
+    passed: bool
+    trajectory: str
+    output_tokens: int
+    n_calls: int
+    uncached_input: int = 0
+    cached_input: int = 0
+    status: str = "ok"
+
+    @property
+    def cached_share(self) -> float | None:
+        """Share of input tokens the provider served from its prefix cache."""
+        total = self.uncached_input + self.cached_input
+        return self.cached_input / total if total else None
+
+
+Verdict = Literal["helped", "hurt", "no effect", "confounded"]
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A plan's measured effect on its child against the parent, and the verdict."""
+
+    d_pass: float
+    d_cost: float | None
+    """Relative change of cost per task; None when either cost is unknown."""
+    verdict: Verdict
+    why: str

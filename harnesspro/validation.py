@@ -11,7 +11,7 @@ from harnesspro.context import SEED_ID, RunContext
 from harnesspro.engine import Evaluated, evaluate
 from harnesspro.metrics import candidate_scores, on_split
 from harnesspro.records import Score
-from harnesspro.scorer import freeze_tests, score_pending
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
 
 
 def validation_ids(ctx: RunContext) -> tuple[str, ...]:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import ray
 import yaml
+from rich.console import Console
 
-from harnesspro.config import ModelConfig, Price
+from harnesspro.config import ModelConfig, Price, load_config
+from harnesspro.context import RunContext
+from harnesspro.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.runfolder import RunFolder
 
 SCRIPTED_PRICE = Price(input=1.25, cached_input=0.125, output=10.0)
 
@@ -59,3 +65,58 @@ def shared_dataset(name: str) -> Path:
         if candidate.is_dir():
             return candidate
     return here.parents[2] / "shared" / "datasets" / name
+
+
+# -- a run folder with hand-recorded seed rollouts (improver tests) ------------------------
+COMMANDS = ["ls -la /workspace", "cat /workspace/in.txt", "cat /workspace/in.txt", "sort in.txt"]
+
+
+def trajectory(commands: list[str], submit: bool = True, output: str = "ok") -> str:
+    events: list[dict[str, Any]] = []
+    for step, command in enumerate(commands, 1):
+        events.append({"type": "model_call", "step": step, "ts": 0, "content": "I will look."})
+        events.append({"type": "tool_call", "step": step, "ts": 0, "command": command})
+        events.append(
+            {"type": "tool_result", "step": step, "ts": 0, "chars": len(output), "output": output}
+        )
+    if submit:
+        step = len(commands) + 1
+        events.append({"type": "model_call", "step": step, "ts": 0, "content": "Done."})
+        events.append({"type": "submit", "step": step, "ts": 0, "content": "Done."})
+    return "\n".join(json.dumps(e) for e in events)
+
+
+def record(
+    ctx: RunContext, key: str, task_id: str, split: str, text: str, passed: bool, attempt: int = 0
+) -> None:
+    usage = Usage(uncached_input=900, cached_input=100, output=50)
+    result = RolloutResult(key, "ok", usage, 0.01, 1.0, 5, None, text, "", {})
+    artifacts = ctx.run.save_rollout(result)
+    ctx.ledger.record_rollout(
+        RolloutSpec(key, "c000", task_id, attempt, 0), result, artifacts, split
+    )
+    ctx.ledger.set_passes({key: passed})
+
+
+def llm_run(folder: Path, improver: dict[str, Any] | None = None, **sections: Any) -> RunContext:
+    """A run folder with the seed's G = 2 coreset rollouts recorded by hand (no Ray)."""
+    evolution = {"epochs": 1, "rollouts_per_task": 2, "improver": "llm"}
+    evolution["improver_model"] = improver or {"max_edit_steps": 4}
+    config = load_config(tiny_config(folder, evolution=evolution, **sections))
+    ctx = RunContext.open(config, RunFolder(folder / "run"), Console(record=True, width=300))
+    ctx.seed()
+    for n, task_id in enumerate(ctx.splits.coreset):
+        for attempt in (0, 1):
+            text = trajectory(COMMANDS, output="x" * (2000 if n == 0 else 10))
+            record(ctx, f"k{n}{attempt}", task_id, "coreset", text, attempt == 0, attempt)
+    return ctx
+
+
+def reply(content: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": content}
+
+
+def tool_call(name: str, n: int = 0, **arguments: str) -> dict[str, Any]:
+    call = {"id": f"t{n}", "type": "function", "function": {"name": name}}
+    call["function"]["arguments"] = json.dumps(arguments)
+    return {"role": "assistant", "content": "", "tool_calls": [call]}

@@ -17,16 +17,15 @@ import harnesspro
 from harnesspro.config import load_config
 from harnesspro.context import RunContext
 from harnesspro.disclosure import improver_inputs
+from harnesspro.editor.llm import LLMEditor
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.improve import improve, search_account
-from harnesspro.improvers.llm_editor import LLMEditor
-from harnesspro.improvers.scripted import ScriptedImprover
 from harnesspro.records import Plan, RolloutResult, RolloutSpec, Usage
 from harnesspro.runfolder import RunFolder
+from harnesspro.search.scripted import ScriptedImprover
 from harnesspro.tasks.loader import builtin_suite_dir
-from harnesspro.testsynth import Check, SynthTest
-from tests.conftest import tiny_config
-from tests.test_llm_improvers import COMMANDS, tool_call, trajectory
+from harnesspro.testsynth.offline import Check, SynthTest
+from tests.conftest import COMMANDS, tiny_config, tool_call, trajectory
 
 CANARIES = {
     "test": "CANARY-TEST-SPLIT-TRAJECTORY",

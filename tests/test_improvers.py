@@ -8,13 +8,13 @@ from pathlib import Path
 
 import yaml
 
-from harnesspro.analyzer import Trace, analyze, prevalence
+from harnesspro.analyzer.rules import Trace, analyze, prevalence
 from harnesspro.context import seed_template
-from harnesspro.editor import apply_plan
+from harnesspro.editor.apply import apply_plan
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import validate_harness
 from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner import excluded, plan_for, predict
+from harnesspro.planner.catalog import excluded, plan_for, predict
 from harnesspro.records import DIRECTIVES, Candidate, Plan, Score
 
 

@@ -15,78 +15,24 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from rich.console import Console
 
-from harnesspro.analyzer import Trace, analyze, clusters, task_stats, token_parts
-from harnesspro.config import load_config
+from harnesspro.analyzer import llm as llm_analyzer
+from harnesspro.analyzer.rules import Trace, analyze, clusters, task_stats, token_parts
 from harnesspro.context import RunContext, seed_template
 from harnesspro.disclosure import improver_inputs
-from harnesspro.editor import apply_plan_or_catalog
-from harnesspro.gateway.search import SearchAccount, describe_search_costs, write_search_costs
+from harnesspro.editor.apply import apply_plan_or_catalog
+from harnesspro.editor.llm import LLMEditor
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.improve import improve, search_account
-from harnesspro.improvers import llm_analyzer, llm_planner
-from harnesspro.improvers.llm import load_prompt
-from harnesspro.improvers.llm_editor import LLMEditor
 from harnesspro.mechanisms.catalog import CATALOG, CONCISE_PROMPT
-from harnesspro.records import ModelCall, Plan, RolloutResult, RolloutSpec, Usage
-from harnesspro.runfolder import RunFolder
-from tests.conftest import tiny_config
+from harnesspro.planner import llm as llm_planner
+from harnesspro.records import ModelCall, Plan, Usage
+from harnesspro.search.account import SearchAccount, describe_search_costs, write_search_costs
+from harnesspro.search.ask import load_prompt
+from tests.conftest import COMMANDS, llm_run, reply, tool_call, trajectory
 from tests.test_real_endpoint import llama_server  # noqa: F401  (its module-scoped fixture)
 
 DATA = Path(__file__).parent / "data" / "improver_replay"
-COMMANDS = ["ls -la /workspace", "cat /workspace/in.txt", "cat /workspace/in.txt", "sort in.txt"]
-
-
-def trajectory(commands: list[str], submit: bool = True, output: str = "ok") -> str:
-    events: list[dict[str, Any]] = []
-    for step, command in enumerate(commands, 1):
-        events.append({"type": "model_call", "step": step, "ts": 0, "content": "I will look."})
-        events.append({"type": "tool_call", "step": step, "ts": 0, "command": command})
-        events.append(
-            {"type": "tool_result", "step": step, "ts": 0, "chars": len(output), "output": output}
-        )
-    if submit:
-        step = len(commands) + 1
-        events.append({"type": "model_call", "step": step, "ts": 0, "content": "Done."})
-        events.append({"type": "submit", "step": step, "ts": 0, "content": "Done."})
-    return "\n".join(json.dumps(e) for e in events)
-
-
-def record(
-    ctx: RunContext, key: str, task_id: str, split: str, text: str, passed: bool, attempt: int = 0
-) -> None:
-    usage = Usage(uncached_input=900, cached_input=100, output=50)
-    result = RolloutResult(key, "ok", usage, 0.01, 1.0, 5, None, text, "", {})
-    artifacts = ctx.run.save_rollout(result)
-    ctx.ledger.record_rollout(
-        RolloutSpec(key, "c000", task_id, attempt, 0), result, artifacts, split
-    )
-    ctx.ledger.set_passes({key: passed})
-
-
-def llm_run(folder: Path, improver: dict[str, Any] | None = None, **sections: Any) -> RunContext:
-    """A run folder with the seed's G = 2 coreset rollouts recorded by hand (no Ray)."""
-    evolution = {"epochs": 1, "rollouts_per_task": 2, "improver": "llm"}
-    evolution["improver_model"] = improver or {"max_edit_steps": 4}
-    config = load_config(tiny_config(folder, evolution=evolution, **sections))
-    ctx = RunContext.open(config, RunFolder(folder / "run"), Console(record=True, width=300))
-    ctx.seed()
-    for n, task_id in enumerate(ctx.splits.coreset):
-        for attempt in (0, 1):
-            text = trajectory(COMMANDS, output="x" * (2000 if n == 0 else 10))
-            record(ctx, f"k{n}{attempt}", task_id, "coreset", text, attempt == 0, attempt)
-    return ctx
-
-
-def reply(content: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": content}
-
-
-def tool_call(name: str, n: int = 0, **arguments: str) -> dict[str, Any]:
-    call = {"id": f"t{n}", "type": "function", "function": {"name": name}}
-    call["function"]["arguments"] = json.dumps(arguments)
-    return {"role": "assistant", "content": "", "tool_calls": [call]}
 
 
 def catalog_files(mechanism: str, tmp_path: Path) -> dict[str, str]:
@@ -134,8 +80,8 @@ def plans_json(mechanisms: list[tuple[str, str, float, float]] = PLANS) -> str:
     return json.dumps(
         {
             "plans": [
-                {"directive": d, "mechanism": m, "rationale": f"because {m}", "predicted_pass": p,
-                 "predicted_cost": c}
+                {"directive": d, "name": m, "levers": [CATALOG[m].lever],
+                 "rationale": f"because {m}", "predicted_pass": p, "predicted_cost": c}
                 for d, m, p, c in mechanisms
             ]
         }
@@ -172,8 +118,8 @@ def test_valid_answers_are_used_end_to_end(tmp_path: Path) -> None:
         assert "predicted pass" in message and "edit: llm editor (scripted) attempt 1" in message
     systems = [r["messages"][0]["content"].splitlines()[0] for r in upstream.requests]
     assert systems[0] == "# Role: trajectory analyzer (analyzer.v1)"
-    assert systems[1] == "# Role: evolution planner (planner.v1)"
-    assert set(systems[2:]) == {"# Role: harness editor (editor.v1)"}
+    assert systems[1] == "# Role: evolution planner (planner.v2)"
+    assert set(systems[2:]) == {"# Role: harness editor (editor.v2)"}
     assert "tools" in upstream.requests[2] and "tools" not in upstream.requests[0]
 
     calls = ctx.ledger.search_calls()
@@ -209,19 +155,21 @@ def test_malformed_json_is_retried_once_then_the_catalog_plans(
     assert notes[0].endswith("; retried") and notes[1].endswith("; falling back")
 
 
-def test_unknown_mechanism_is_retried_once_then_the_catalog_plans(tmp_path: Path) -> None:
-    replay = DATA / "planner_unknown_mechanism.jsonl"
+def test_undescribed_free_plan_is_retried_once_then_the_catalog_plans(tmp_path: Path) -> None:
+    replay = DATA / "planner_undescribed_change.jsonl"
     ctx = llm_run(tmp_path, {"upstream": "replay", "replay_log": str(replay)})
     inputs = improver_inputs(ctx, 1, ["c000"])
     with search_account(ctx, 1) as opened:  # the configured replay upstream
         planned = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
     reason = planned.fallbacks["c000"]
-    assert reason.startswith("invalid answer after one retry: unknown mechanism 'turbo_mode_v2'")
+    assert reason.startswith(
+        "invalid answer after one retry: plan 'turbo-mode-v2' is not a catalog example"
+    )
     assert all(p.mechanism in CATALOG for p in planned.plans)
     assert all("catalog fallback (llm planner: invalid" in p.rationale for p in planned.plans)
     transcript = (ctx.run.root / "search" / "epoch-1" / "calls.jsonl").read_text().splitlines()
     retry = json.loads(transcript[1])["messages"][-1]["content"]
-    assert "unknown mechanism 'turbo_mode'; choose one of [" in retry
+    assert "plan 'turbo-mode' is not a catalog example: describe the change" in retry
 
 
 def test_a_retry_that_fixes_the_answer_is_used(
@@ -234,17 +182,17 @@ def test_a_retry_that_fixes_the_answer_is_used(
     assert planned.fallbacks == {}
     assert [p.mechanism for p in planned.plans] == [m for _, m, _, _ in PLANS]
     notes = list(ctx.ledger.search_calls()["note"])
-    assert notes == ["invalid: the plans must use different mechanisms; retried", "used"]
+    assert notes == ["invalid: the plans must have different names; retried", "used"]
 
 
 def test_excluded_mechanisms_are_refused(
     account: tuple[RunContext, ReplayUpstream, SearchAccount],
 ) -> None:
     ctx, _, _ = account
-    check = llm_planner.checker({"concise_prompt"})
+    check = llm_planner.checker({"concise_prompt"}, set())
     reply_ = llm_planner.PlannerReply.model_validate_json(plans_json())
-    assert check(reply_) == "mechanism 'concise_prompt' is excluded on this lineage"
-    assert llm_planner.checker(set())(reply_) == ""
+    assert check(reply_) == "'concise_prompt' is already on this lineage or was tried here; skip it"
+    assert llm_planner.checker(set(), set())(reply_) == ""
 
 
 def test_analyzer_drills_into_one_trajectory_then_diagnoses(
@@ -364,9 +312,9 @@ def test_search_cost_table_marks_unknown_dollars(tmp_path: Path) -> None:
 def test_prompts_state_role_inputs_and_output_schema() -> None:
     schemas = {
         "analyzer.v1": llm_analyzer.DiagnosisOut,
-        "planner.v1": llm_planner.PlanOut,
+        "planner.v2": llm_planner.PlanOut,
     }
-    for name in ("analyzer.v1", "planner.v1", "editor.v1"):
+    for name in ("analyzer.v1", "planner.v2", "editor.v2"):
         text = load_prompt(name)
         assert text.startswith("# Role: ") and f"({name})" in text.splitlines()[0]
         assert "## Inputs" in text and "## Output" in text and "```json" in text

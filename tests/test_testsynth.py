@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import json
 
-from harnesspro.testsynth import SeedRollout, SynthTest, is_clean, named_paths, score, synthesize
+from harnesspro.testsynth.offline import (
+    SeedRollout,
+    SynthTest,
+    is_clean,
+    named_paths,
+    score,
+    synthesize,
+)
 
 INSTRUCTION = "Count lines of `/workspace/in.txt` into `/workspace/out.txt` and `/workspace/dir`."
 

@@ -20,6 +20,7 @@ from harnesspro.config import Price
 from harnesspro.gateway.budget import RolloutBudget, Spent
 from harnesspro.gateway.prices import cost_of
 from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
+from harnesspro.gateway.shape import request_shape
 from harnesspro.gateway.streaming import sse
 from harnesspro.gateway.upstream import Upstream
 from harnesspro.gateway.usage import normalise_usage
@@ -113,7 +114,7 @@ class Gateway:
             self._record(token, Usage(), time.monotonic() - started, _status(exc), exc.retries)
             return _status(exc), _error(f"upstream failed: {exc}", "upstream_error")
         usage = normalise_usage(response.get("usage"))
-        self._record(token, usage, time.monotonic() - started, 200, retries)
+        self._record(token, usage, time.monotonic() - started, 200, retries, shape=body)
         return 200, response
 
     def chat_stream(self, token: str, body: Any) -> tuple[int, Iterator[bytes]]:
@@ -141,7 +142,9 @@ class Gateway:
         yield sse(None)
         # An upstream that streams no usage chunk leaves the call's usage and cost unknown.
         known = usage is not None or status != 200
-        self._record(token, usage or Usage(), time.monotonic() - started, status, retries, known)
+        self._record(
+            token, usage or Usage(), time.monotonic() - started, status, retries, known, body
+        )
 
     def _record(
         self,
@@ -151,7 +154,9 @@ class Gateway:
         status: int,
         retries: int,
         known: bool = True,
+        shape: dict[str, Any] | None = None,
     ) -> None:
+        """Meter one call; `shape` is the request, logged as digests (`request_shape`)."""
         cost = None if self.price is None or not known else cost_of(usage, self.price)
         call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
@@ -160,7 +165,10 @@ class Gateway:
             spent.tokens += usage.total
             spent.dollars += cost or 0.0
             self.calls.append(call)
-            self.log.append(json.dumps({"token": token[:8], **call_fields(call)}))
+            line = {"token": token[:8], **call_fields(call)}
+            if shape is not None:
+                line["shape"] = request_shape(shape)
+            self.log.append(json.dumps(line))
 
 
 def _status(exc: UpstreamError) -> int:

@@ -81,3 +81,15 @@ class HarnessRepo:
 
     def diff_stat(self, parent: str, child: str) -> str:
         return str(self.repo.git.diff("--shortstat", parent, child))
+
+    def changed_files(self, parent: str, child: str) -> list[str]:
+        """Paths that differ between two commits."""
+        return [p for p in str(self.repo.git.diff("--name-only", parent, child)).splitlines() if p]
+
+    def annotate(self, commit: str, text: str) -> None:
+        """Attach a git note to a commit (shown by `git log`); the commit stays as it was."""
+        who = {"NAME": AUTHOR.name, "EMAIL": AUTHOR.email}
+        env = {
+            f"GIT_{role}_{k}": str(v) for role in ("AUTHOR", "COMMITTER") for k, v in who.items()
+        }
+        self.repo.git.notes("append", "-m", text, commit, env=env)

@@ -75,10 +75,17 @@ def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult
 
 def validate_harness(candidate: Path, seed: Path | None, smoke: bool = True) -> str:
     """'' when the candidate may get rollouts, else the validator's one-line message."""
+    return checked(candidate, seed, smoke)[0]
+
+
+def checked(
+    candidate: Path, seed: Path | None, smoke: bool = True
+) -> tuple[str, RolloutResult | None]:
+    """The validator's message ('' = fine) and the smoke rollout when one ran."""
     problem = static_problem(candidate, seed)
     if problem or not smoke:
-        return problem
+        return problem, None
     result = smoke_rollout(candidate)
     if result.status != "ok":
-        return f"smoke rollout ended {result.status}: {result.reason}"
-    return ""
+        return f"smoke rollout ended {result.status}: {result.reason}", result
+    return "", result

@@ -4,6 +4,7 @@ It speaks plain HTTP to OPENAI_BASE_URL with the standard library: importing an 
 cost more start-up time than a short task takes.
 """
 
+import importlib
 import json
 import os
 import re
@@ -56,6 +57,14 @@ def post(body):
         raise ModelError(f"HTTP {exc.code}: {detail}") from None
 
 
+def hook_function(name):
+    """A built-in hook of agent/hooks.py by name, or any harness module's as `module:function`."""
+    if ":" in name:
+        module, _, function = name.partition(":")
+        return getattr(importlib.import_module(module), function)
+    return getattr(hooks, name)
+
+
 class Agent:
     def __init__(self, config, task, out_dir):
         self.config, self.task = config, task
@@ -102,13 +111,13 @@ class Agent:
     def run_hooks(self, point, *args):
         for spec in (self.config.get("hooks") or {}).get(point) or []:
             params = {k: v for k, v in spec.items() if k != "use"}
-            yield spec["use"], getattr(hooks, spec["use"])(self, *args, **params)
+            yield spec["use"], hook_function(spec["use"])(self, *args, **params)
 
     def transform(self, point, text):
         """Pass text through each hook at `point` in order, each seeing the previous result."""
         for spec in (self.config.get("hooks") or {}).get(point) or []:
             params = {k: v for k, v in spec.items() if k != "use"}
-            result = getattr(hooks, spec["use"])(self, text, **params)
+            result = hook_function(spec["use"])(self, text, **params)
             if result != text:
                 self.log("hook", name=spec["use"], chars_before=len(text), chars_after=len(result))
             text = result

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from harnesspro.gateway.search import SearchAccount, SearchUnavailable
+from harnesspro.search.account import SearchAccount, SearchUnavailable
 
 T = TypeVar("T", bound=BaseModel)
 ATTEMPTS = 2  # the first answer and one retry with the validation error

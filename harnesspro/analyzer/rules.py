@@ -13,35 +13,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harnesspro.records import Diagnosis
+from harnesspro.records import Diagnosis, Trace
 
 LONG_OUTPUT_CHARS = 1500
 READ_ONLY = ("ls", "cat", "head", "tail", "wc")
 LOW_CACHE_SHARE = 0.3  # below this share of cached input tokens the prompt prefix churns
 CHARS_PER_TOKEN = 4
 Event = dict[str, object]
-
-
-@dataclass(frozen=True)
-class Trace:
-    """One train-split rollout as the improvers may see it."""
-
-    key: str
-    candidate_id: str
-    task_id: str
-    passed: bool
-    trajectory: str
-    output_tokens: int
-    n_calls: int
-    uncached_input: int = 0
-    cached_input: int = 0
-    status: str = "ok"
-
-    @property
-    def cached_share(self) -> float | None:
-        """Share of input tokens the provider served from its prefix cache."""
-        total = self.uncached_input + self.cached_input
-        return self.cached_input / total if total else None
 
 
 def events_of(trace: Trace) -> list[Event]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -101,9 +102,13 @@ def plan_for(
 
 
 def check_prediction(plan: Plan, parent: Score, child: Score) -> tuple[float, float, bool]:
-    """Measured (d_pass, relative d_cost) and whether the predicted directions held."""
+    """Measured (d_pass, relative d_cost) and whether the predicted directions held; when a
+    cost is unknown (unpriced model) tokens per task stand in for it."""
     d_pass = child.pass_rate - parent.pass_rate
-    d_cost = child.cost_per_task / parent.cost_per_task - 1 if parent.cost_per_task else 0.0
+    before, after = parent.cost_per_task, child.cost_per_task
+    if math.isnan(before) or math.isnan(after):
+        before, after = parent.tokens_per_task, child.tokens_per_task
+    d_cost = after / before - 1 if before else 0.0
     cost_held = (d_cost <= 0) == (plan.predicted_cost <= 0)
     pass_held = d_pass >= min(plan.predicted_pass, 0.0) - 0.05
     return d_pass, d_cost, cost_held and pass_held

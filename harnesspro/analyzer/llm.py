@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harnesspro.analyzer import Trace, analyze, clusters, events_of, task_stats
+from harnesspro.analyzer.rules import Trace, analyze, clusters, events_of, task_stats
 from harnesspro.disclosure import ImproverInputs
-from harnesspro.gateway.search import SearchAccount
-from harnesspro.improvers.llm import ask_json, load_prompt, render
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.records import Diagnosis
+from harnesspro.search.account import SearchAccount
+from harnesspro.search.ask import ask_json, load_prompt, render
 
 PROMPT = "analyzer.v1"
 INSTRUCTION_CHARS = 600

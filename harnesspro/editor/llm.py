@@ -13,26 +13,29 @@ import difflib
 import json
 import sys
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.config import ImproverConfig
-from harnesspro.gateway.search import SearchAccount, SearchUnavailable
-from harnesspro.improvers.llm import load_prompt, render
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.records import Plan
 from harnesspro.rollout import FORWARDER, GATEWAY_PORT
 from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
+from harnesspro.search.account import SearchAccount, SearchUnavailable
+from harnesspro.search.ask import load_prompt, render
 
-PROMPT = "editor.v1"
-EDIT_AGENT = Path(__file__).with_name("edit_agent.py")
+PROMPT = "editor.v2"
+EDIT_AGENT = Path(__file__).with_name("agent.py")
 SKIPPED = (".git", "__pycache__")
 FILE_CAP = 1_000_000  # bytes; larger files the agent wrote are not synced back
 LAYOUT = (
     "harness.toml is the manifest (command, immutable paths). In the seed-style layout "
     "harness.yaml holds every knob (prompts, tool_mode, max_steps, command_timeout_s, request, "
     "profiles, format_repair, hooks per hook point), prompts/*.md are the prompt files and "
-    "agent/ is the agent loop with its built-in hooks (agent/hooks.py)."
+    "agent/ is the agent loop with its built-in hooks (agent/hooks.py). A hook entry's `use` "
+    "names a function of agent/hooks.py, or any module of the harness as `module:function` "
+    "(e.g. `agent.my_hooks:notice_on_errors`), called with the same arguments."
 )
 
 
@@ -96,25 +99,42 @@ def reference_change(worktree: Path, mechanism: str) -> str:
         return unified_diff(before, harness_files(copy))
 
 
+def immutable_paths(files: dict[str, bytes]) -> list[str]:
+    """The manifest's immutable paths (the manifest itself always)."""
+    try:
+        spec = tomllib.loads(files.get("harness.toml", b"").decode())["harness"]
+        listed = [str(p) for p in spec.get("immutable", [])]
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, UnicodeDecodeError):
+        listed = []
+    return sorted({"harness.toml", *listed})
+
+
 def job_inputs(worktree: Path, plan: Plan, feedback: str) -> object:
-    mechanism = CATALOG[plan.mechanism]
     files = harness_files(worktree)
+    example = None
+    if plan.kind == "catalog" and plan.mechanism in CATALOG:
+        mechanism = CATALOG[plan.mechanism]
+        example = {
+            "name": mechanism.name,
+            "lever": mechanism.lever,
+            "summary": mechanism.summary,
+            "params": mechanism.params,
+            "reference_change": reference_change(worktree, plan.mechanism),
+        }
     return {
         "plan": {
-            "directive": plan.directive, "mechanism": plan.mechanism,
+            "directive": plan.directive, "name": plan.mechanism, "kind": plan.kind,
+            "levers": list(plan.levers), "change": plan.change, "files": list(plan.files),
             "rationale": plan.rationale, "predicted_pass": plan.predicted_pass,
             "predicted_cost": plan.predicted_cost,
         },
-        "mechanism": {
-            "name": mechanism.name, "lever": mechanism.lever, "summary": mechanism.summary,
-            "params": mechanism.params,
-        },
+        "example": example,
         "layout": {
             "files": {rel: len(data) for rel, data in files.items()},
             "manifest": files.get("harness.toml", b"").decode(errors="replace"),
+            "immutable": immutable_paths(files),
             "notes": LAYOUT,
         },
-        "reference_change": reference_change(worktree, plan.mechanism),
         "feedback": feedback,
     }  # fmt: skip
 
@@ -147,6 +167,7 @@ class LLMEditor:
                 "system": load_prompt(PROMPT),
                 "user": render("Inputs:", job_inputs(worktree, plan, feedback)),
                 "max_steps": self.improver.max_edit_steps,
+                "immutable": immutable_paths(harness_files(worktree)),
                 "request": self.improver.request,
             }
             (tmp / "job" / "job.json").write_text(json.dumps(job))

@@ -66,7 +66,7 @@ def make_improver_upstream(improver: ImproverConfig) -> Upstream:
     if improver.upstream == "openai":
         key = os.environ.get(improver.api_key_env or "", "")
         return OpenAIUpstream(improver.base_url, key)
-    from harnesspro.improvers.scripted import ScriptedImprover
+    from harnesspro.search.scripted import ScriptedImprover
 
     return ScriptedImprover()
 

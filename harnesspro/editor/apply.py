@@ -8,12 +8,15 @@ to the plan mechanism's catalog edit, and says so in the note and the commit mes
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harnesspro.harness.effect import Signature, not_in_effect, signature
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.harness.validate import validate_harness
+from harnesspro.harness.validate import checked, smoke_rollout
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.records import Candidate, Plan
 
@@ -36,19 +39,38 @@ class Edit:
 
 def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
     """Apply the plan's catalog mechanism (feedback cannot change a deterministic edit)."""
+    if plan.kind != "catalog" or plan.mechanism not in CATALOG:
+        raise ValueError(f"{plan.mechanism} is a free-form plan: the catalog cannot edit it")
+    if not (worktree / "harness.yaml").is_file():
+        raise ValueError("catalog edits need the seed-style harness.yaml, which this harness lacks")
     CATALOG[plan.mechanism].apply(worktree)
 
 
-def _validate(worktree: Path, plan: Plan, seed: Path) -> str:
-    problem = validate_harness(worktree, seed)
-    if not problem and plan.mechanism in CATALOG:
-        problem = CATALOG[plan.mechanism].validate(worktree)
-    return problem
+@functools.lru_cache(maxsize=64)
+def _smoke_signature(repo_root: Path, commit: str) -> Signature:
+    """The parent's smoke signature, once per commit (the same harness gives the same one)."""
+    with tempfile.TemporaryDirectory(prefix="hp-parent-") as name:
+        HarnessRepo(repo_root, repo_root / ".unused").export(commit, Path(name))
+        return signature(smoke_rollout(Path(name)))
+
+
+def _validate(worktree: Path, plan: Plan, repo: HarnessRepo, parent: Candidate) -> str:
+    """The gates: manifest and immutable paths, code, smoke rollout, and the change in
+    effect (the catalog mechanism's own check, or for a free-form plan an observable
+    difference from the parent's smoke rollout)."""
+    problem, smoke = checked(worktree, repo.root)
+    if problem:
+        return problem
+    if plan.kind == "catalog" and plan.mechanism in CATALOG:
+        return CATALOG[plan.mechanism].validate(worktree)
+    assert smoke is not None
+    return not_in_effect(_smoke_signature(repo.root, parent.commit), signature(smoke))
 
 
 def _message(plan: Plan, parent: Candidate, how: str | None = None) -> str:
+    change = f"{plan.kind} change: {plan.change}\n\n" if plan.kind == "free" else ""
     return (
-        f"{plan.directive}: {plan.mechanism}\n\n{plan.rationale}\n\n"
+        f"{plan.directive}: {plan.mechanism}\n\n{change}{plan.rationale}\n\n"
         f"predicted pass {plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%}\n"
         f"parent {parent.id} ({parent.commit[:10]})" + (f"\nedit: {how}" if how else "")
     )
@@ -70,8 +92,11 @@ def apply_plan(
     feedback, how = "", None
     for _ in range(EDIT_ATTEMPTS):
         worktree = repo.start_candidate(new_id, parent.commit)
-        how = edit(worktree, plan, feedback)
-        feedback = _validate(worktree, plan, repo.root)
+        try:
+            how = edit(worktree, plan, feedback)
+            feedback = _validate(worktree, plan, repo, parent)
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # e.g. a file it needs is absent
+            feedback = f"the edit failed: {exc.__class__.__name__}: {exc}"[:300]
         if not feedback:
             break
         repo.discard(new_id)
@@ -105,7 +130,7 @@ def apply_plan_or_catalog(
         first = Edit(plan, None, new=False, note=unavailable)
     else:
         first = apply_plan(plan, parent, repo, existing, new_id, epoch, edit)
-    if first.candidate is not None or plan.mechanism not in CATALOG:
+    if first.candidate is not None or plan.kind != "catalog" or plan.mechanism not in CATALOG:
         return first
     failed = f"llm editor failed, {first.note}"[:400]
 

@@ -48,8 +48,18 @@ TOOLS = [
         path="file path",
         content="the complete new file content",
     ),
+    tool(
+        "replace_in_file",
+        "Replace one exact occurrence of `old` with `new` in a file of the harness.",
+        path="file path",
+        old="the exact text to replace (must occur once)",
+        new="the replacement text",
+    ),
     tool("bash", "Run a shell command in the harness directory.", command="the command"),
+    tool("run_checks", "Run the harness's own checks (compile, manifest, immutable paths)."),
 ]
+IMMUTABLE: list[str] = []  # set from the job: paths the editor may not change
+ORIGINAL: dict[str, bytes] = {}  # their content when the session started
 
 
 def inside(path: str) -> Path:
@@ -74,13 +84,51 @@ def read_file(path: str) -> str:
     return inside(path).read_text(errors="replace")
 
 
+def writable(path: str) -> Path:
+    """A harness path the editor may write: inside the harness and not immutable."""
+    target = inside(path)
+    if str(target.relative_to(ROOT)) in IMMUTABLE:
+        raise ValueError(f"refused: {path} is immutable (the manifest lists it)")
+    return target
+
+
 def write_file(path: str, content: str) -> str:
     if len(content) > WRITE_CAP:
         raise ValueError(f"content over {WRITE_CAP} characters")
-    target = inside(path)
+    target = writable(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content)
     return f"wrote {len(content)} characters to {path}"
+
+
+def replace_in_file(path: str, old: str, new: str) -> str:
+    target = writable(path)
+    text = target.read_text()
+    if text.count(old) != 1:
+        raise ValueError(f"`old` occurs {text.count(old)} times in {path}; it must occur once")
+    target.write_text(text.replace(old, new))
+    return f"replaced 1 occurrence in {path}"
+
+
+def run_checks() -> str:
+    """Compile every Python file, parse the manifest and config, compare immutable paths."""
+    problems = []
+    for source in sorted(ROOT.rglob("*.py")):
+        try:
+            compile(source.read_bytes(), str(source), "exec")
+        except (SyntaxError, ValueError) as exc:
+            problems.append(f"{source.relative_to(ROOT)} does not compile: {exc}")
+    try:
+        import tomllib
+
+        tomllib.loads((ROOT / "harness.toml").read_text())["harness"]["command"]
+    except (OSError, ValueError, KeyError) as exc:
+        problems.append(f"harness.toml: {exc}")
+    for rel, data in ORIGINAL.items():
+        current = ROOT / rel
+        if not current.is_file() or current.read_bytes() != data:
+            problems.append(f"immutable path {rel} changed")
+    return "\n".join(problems) or "all checks passed"
 
 
 def bash(command: str) -> str:
@@ -98,7 +146,9 @@ HANDLERS: dict[str, Any] = {
     "list_files": list_files,
     "read_file": read_file,
     "write_file": write_file,
+    "replace_in_file": replace_in_file,
     "bash": bash,
+    "run_checks": run_checks,
 }
 
 
@@ -141,6 +191,8 @@ def run_tool(call: dict[str, Any]) -> str:
 
 def main() -> int:
     job = json.loads(Path(os.environ["HARNESSPRO_EDIT_JOB"]).read_text())
+    IMMUTABLE[:] = job.get("immutable", [])
+    ORIGINAL.update({rel: (ROOT / rel).read_bytes() for rel in IMMUTABLE if (ROOT / rel).is_file()})
     messages = [
         {"role": "system", "content": job["system"]},
         {"role": "user", "content": job["user"]},

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harnesspro.context import SEED_ID, RunContext
-from harnesspro.testsynth import SeedRollout, SynthTest, score, synthesize
+from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 
 
 class FrozenTestChanged(RuntimeError):

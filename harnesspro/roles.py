@@ -1,6 +1,6 @@
-"""The improver roles behind one protocol: `catalog` (offline, deterministic) and `llm`
-(model calls through the search account, each role falling back to its catalog counterpart
-with a recorded reason)."""
+"""The improver modes, each filling the three role protocols: `catalog` (offline,
+deterministic) and `llm` (model calls through the search account, each role falling back to
+its catalog counterpart with a recorded reason)."""
 
 from __future__ import annotations
 
@@ -8,39 +8,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harnesspro.analyzer import analyze
+from harnesspro.analyzer import Analyzer, Fallbacks
+from harnesspro.analyzer import llm as llm_analyzer
+from harnesspro.analyzer.rules import analyze
 from harnesspro.disclosure import ImproverInputs
-from harnesspro.editor import Edit, apply_plan, apply_plan_or_catalog
-from harnesspro.gateway.search import SearchAccount, SearchUnavailable
+from harnesspro.editor import Editor
+from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
+from harnesspro.editor.llm import LLMEditor
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.improvers import llm_analyzer, llm_planner
-from harnesspro.improvers.llm_editor import LLMEditor
-from harnesspro.planner import plan_all
+from harnesspro.planner import Planner
+from harnesspro.planner import llm as llm_planner
+from harnesspro.planner.catalog import plan_all
 from harnesspro.records import Candidate, Diagnosis, Plan
-
-Fallbacks = dict[str, str]
-"""Parent candidate id -> why that role fell back to the catalog for it."""
+from harnesspro.search.account import SearchAccount, SearchUnavailable
 
 
-class Improver(Protocol):
-    def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]: ...
-
-    def plan(
-        self,
-        inputs: ImproverInputs,
-        diagnoses: list[Diagnosis],
-        prevalences: Mapping[str, Mapping[str, float]],
-    ) -> tuple[list[Plan], Fallbacks]: ...
-
-    def edit(
-        self,
-        plan: Plan,
-        parent: Candidate,
-        repo: HarnessRepo,
-        existing: list[Candidate],
-        new_id: str,
-        epoch: int,
-    ) -> Edit: ...
+class Improver(Analyzer, Planner, Editor, Protocol):
+    """The three roles of one improver mode."""
 
 
 class CatalogImprover:

@@ -1,0 +1,213 @@
+"""Evolution planner, `llm` mode: free-form plans, one per directive.
+
+The model reads the parent's diagnoses, every candidate's metrics (validation as aggregates
+only), the diffs between candidates with their measured effects, the proposer memory (earlier
+plans, predictions, measured effects, verdicts) and the catalog as worked examples. Each plan
+names its levers, the change in words, the files it will touch, its predicted change in pass
+rate and cost, and the coreset tasks it expects to flip. A plan named after a catalog example
+with no change text is that catalog edit. An invalid answer is retried once; then the
+catalog planner plans, and the plan's rationale says why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harnesspro.disclosure import ImproverInputs
+from harnesspro.mechanisms.catalog import CATALOG, LEVERS
+from harnesspro.planner.catalog import excluded, lineage, plan_for, predict
+from harnesspro.records import DIRECTIVES, Diagnosis, Directive, Plan, Score
+from harnesspro.search.account import SearchAccount
+from harnesspro.search.ask import ask_json, load_prompt, render
+
+PROMPT = "planner.v2"
+DIFF_BUDGET = 12_000  # characters of diffs per request, most recent first
+MEMORY_ROWS = 40  # most recent lessons shown
+
+
+class PlanOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    directive: Directive
+    name: str = Field(min_length=1, max_length=60, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    """A short slug; the name of a catalog example to apply that example as it is."""
+    levers: list[str] = Field(min_length=1)
+    change: str = Field(default="", max_length=2000)
+    """The change in words (required unless `name` is a catalog example)."""
+    files: list[str] = Field(default_factory=list)
+    rationale: str = Field(max_length=1000)
+    predicted_pass: float = Field(ge=-1.0, le=1.0)
+    predicted_cost: float = Field(ge=-1.0, le=5.0)
+    expected_flips: list[str] = Field(default_factory=list)
+
+
+class PlannerReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    plans: list[PlanOut]
+
+
+def _score(score: Score | None) -> dict[str, Any] | None:
+    if score is None:
+        return None
+    return {k: v for k, v in asdict(score).items() if k != "candidate_id"}
+
+
+def _diffs(inputs: ImproverInputs) -> list[dict[str, Any]]:
+    diffs, budget = [], DIFF_BUDGET
+    for d in sorted(inputs.diffs, key=lambda d: d.child_id, reverse=True):
+        row = {k: v for k, v in asdict(d).items() if k != "diff"}
+        if len(d.diff) <= budget:
+            row["diff"], budget = d.diff, budget - len(d.diff)
+        diffs.append(row)
+    return diffs
+
+
+def _examples(prevalence: Mapping[str, float], banned: set[str]) -> list[dict[str, Any]]:
+    """The catalog as worked examples the planner may cite, adapt or ignore."""
+    return [
+        {
+            "name": m.name, "lever": m.lever, "summary": m.summary, "params": m.params,
+            "expected_pass": m.expected_pass, "expected_cost": m.expected_cost,
+            "addresses": list(m.addresses),
+            "catalog_prediction": {
+                "pass": round((p := predict(m, prevalence)).d_pass, 4),
+                "cost": round(p.d_cost, 4),
+            },
+        }
+        for name, m in CATALOG.items()
+        if name not in banned
+    ]  # fmt: skip
+
+
+def planner_inputs(
+    inputs: ImproverInputs,
+    parent_id: str,
+    diagnoses: Sequence[Diagnosis],
+    prevalence: Mapping[str, float],
+) -> Any:
+    """What the model reads to plan for one parent (all from the disclosed inputs)."""
+    candidates, scores = inputs.candidates, inputs.scores
+    banned = excluded(parent_id, candidates, scores)
+    chain = lineage(parent_id, candidates)
+    return {
+        "parent": {
+            "id": parent_id,
+            "changes": [m for c in reversed(chain) if (m := candidates[c].mechanism)],
+            "score": _score(scores.get(parent_id)),
+            "validation": _score(inputs.validation.get(parent_id)),
+        },
+        "diagnoses": [
+            {k: v for k, v in asdict(d).items() if k != "candidate_id"}
+            for d in diagnoses
+            if d.candidate_id == parent_id
+        ],
+        "candidates": [
+            {
+                "id": c.id,
+                "parent": c.parent,
+                "epoch": c.epoch,
+                "directive": c.directive,
+                "change": c.mechanism,
+                "score": _score(scores.get(c.id)),
+                "validation": _score(inputs.validation.get(c.id)),
+            }
+            for c in candidates.values()
+        ],  # fmt: skip
+        "diffs": _diffs(inputs),
+        "memory": [asdict(lesson) for lesson in inputs.memory[-MEMORY_ROWS:]],
+        "examples": _examples(prevalence, banned),
+        "levers": list(LEVERS),
+        "coreset_tasks": sorted(inputs.instructions),
+        "excluded": sorted(banned),
+    }
+
+
+def checker(banned: set[str], tasks: set[str]) -> Callable[[PlannerReply], str]:
+    def check(reply: PlannerReply) -> str:
+        for plan in reply.plans:
+            if plan.name in banned:
+                return f"{plan.name!r} is already on this lineage or was tried here; skip it"
+            unknown = [lever for lever in plan.levers if lever not in LEVERS]
+            if unknown:
+                return f"unknown lever(s) {unknown}; use names from `levers`"
+            if plan.name not in CATALOG and not plan.change.strip():
+                return f"plan {plan.name!r} is not a catalog example: describe the change"
+            strange = [t for t in plan.expected_flips if t not in tasks]
+            if strange:
+                return f"expected_flips names tasks outside the coreset: {strange}"
+        directives = [p.directive for p in reply.plans]
+        if len(set(directives)) != len(directives) or len(directives) != len(DIRECTIVES):
+            return f"give exactly one plan for each of {list(DIRECTIVES)}"
+        if len({p.name for p in reply.plans}) != len(reply.plans):
+            return "the plans must have different names"
+        return ""
+
+    return check
+
+
+@dataclass(frozen=True)
+class Planning:
+    plans: list[Plan]
+    fallbacks: dict[str, str]
+    """Parent id -> why its plans are the catalog planner's."""
+
+
+def to_plan(parent_id: str, out: PlanOut) -> Plan:
+    """A validated reply as a plan: a catalog example by name, else a free-form change."""
+    catalog = out.name in CATALOG and not out.change.strip()
+    return Plan(
+        parent_id, out.directive, out.name, f"llm planner: {out.rationale}",
+        round(out.predicted_pass, 4), round(out.predicted_cost, 4),
+        kind="catalog" if catalog else "free", levers=tuple(out.levers),
+        change=out.change.strip(), files=tuple(out.files),
+        expected_flips=tuple(out.expected_flips),
+    )  # fmt: skip
+
+
+def plan_one(
+    account: SearchAccount,
+    inputs: ImproverInputs,
+    parent_id: str,
+    diagnoses: Sequence[Diagnosis],
+    prevalence: Mapping[str, float],
+) -> Planning:
+    banned = excluded(parent_id, inputs.candidates, inputs.scores)
+    data = planner_inputs(inputs, parent_id, diagnoses, prevalence)
+    messages = [
+        {"role": "system", "content": load_prompt(PROMPT)},
+        {"role": "user", "content": render("Inputs:", data)},
+    ]
+    check = checker(banned, set(inputs.instructions))
+    answer = ask_json(account, "planner", messages, PlannerReply, check)
+    if answer.value is None:
+        fallback = plan_for(
+            inputs.candidates[parent_id], inputs.candidates, prevalence, inputs.scores
+        )
+        reason = f"catalog fallback (llm planner: {answer.reason})"
+        return Planning(
+            [replace(p, rationale=f"{reason}: {p.rationale}") for p in fallback],
+            {parent_id: answer.reason},
+        )
+    order = {d: i for i, d in enumerate(DIRECTIVES)}
+    chosen = sorted(answer.value.plans, key=lambda p: order[p.directive])
+    return Planning([to_plan(parent_id, p) for p in chosen], {})
+
+
+def plan_all(
+    account: SearchAccount,
+    inputs: ImproverInputs,
+    diagnoses: Sequence[Diagnosis],
+    prevalences: Mapping[str, Mapping[str, float]],
+) -> Planning:
+    """Plans for every parent, in the parents' order."""
+    plans: list[Plan] = []
+    fallbacks: dict[str, str] = {}
+    for parent in inputs.parents:
+        one = plan_one(account, inputs, parent, diagnoses, prevalences[parent])
+        plans += one.plans
+        fallbacks.update(one.fallbacks)
+    return Planning(plans, fallbacks)
