@@ -205,9 +205,10 @@ def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
 
     result = debug_rollout(args.harness, args.task, args.model, args.config, args.out)
     reason = f": {result.reason}" if result.reason else ""
+    verdict = f" ({result.verifier.reason})" if result.verifier else ""
     console.print(
         f"status {result.status}{reason}; official tests "
-        f"{'passed' if result.official_pass else 'failed'}; {result.n_calls} model calls, "
+        f"{'passed' if result.official_pass else 'failed'}{verdict}; {result.n_calls} model calls, "
         f"{result.usage.total:,} tokens, {dollars(result.cost)}; artifacts in {args.out}",
         markup=False,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -116,20 +117,27 @@ class ModelConfig(_Strict):
 
 
 class TasksConfig(_Strict):
-    suite: str = "builtin"
-    """`builtin` or a folder of Harbor-format task folders."""
+    suite: str | list[str] = "builtin"
+    """`builtin`, a folder of task folders (Harbor or Terminal-Bench layout; a Terminal-Bench
+    checkout with its tasks under `tasks/` too), or a list of such folders. Relative paths
+    resolve against the config file's folder."""
     test_fraction: float = Field(0.25, ge=0.0, lt=1.0)
     """Share of the suite held out as the test split."""
     split_seed: int = 0
     """Seed of the hash-based split."""
     manifest: Path | None = None
     """A split manifest (coresets/*.json): the run uses its splits and refuses to start if a
-    listed task changed since it was written."""
+    listed task changed since it was written. A relative path resolves against the config
+    file's folder."""
+
+
+DEFAULT_CORESET_SIZE = 8
 
 
 class CoresetConfig(_Strict):
-    size: int = Field(8, ge=1)
-    """Number of training tasks the DPP picks from the train pool."""
+    size: int | None = Field(None, ge=1)
+    """Number of training tasks the DPP picks from the train pool (None = 8). With
+    `tasks.manifest` the manifest's coreset fixes it: a different size is an error."""
 
 
 class ImproverConfig(_Strict):
@@ -353,6 +361,33 @@ def _describe(error: ValidationError, source: str) -> str:
     return f"{source}: key '{where}': {message}; fix the value."
 
 
+# Keys holding paths; relative ones in a config file resolve against the file's folder
+# (overrides given with --set stay relative to the working directory, as typed in a shell).
+PATH_KEYS = (
+    ("tasks", "suite"),
+    ("tasks", "manifest"),
+    ("evolution", "improver_model", "replay_log"),
+)
+
+
+def resolve_paths(data: dict[str, Any], base: Path) -> None:
+    """Make the relative paths of PATH_KEYS in `data` absolute against `base`, in place."""
+    for keys in PATH_KEYS:
+        node: Any = data
+        for key in keys[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and keys[-1] in node:
+            node[keys[-1]] = _resolved(node[keys[-1]], base)
+
+
+def _resolved(value: Any, base: Path) -> Any:
+    if isinstance(value, list):
+        return [_resolved(v, base) for v in value]
+    if isinstance(value, str) and value != "builtin" and not Path(value).is_absolute():
+        return os.path.normpath(base.resolve() / value)
+    return value
+
+
 def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
     """Read, override and validate a YAML run config, raising ConfigError on bad input."""
     try:
@@ -363,6 +398,7 @@ def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
         raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__}); fix it.") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of keys.")
+    resolve_paths(data, path.parent)
     for assignment in overrides or []:
         apply_override(data, assignment)
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.config import ConfigError, Price, RunConfig
+from harnesspro.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
@@ -21,8 +21,9 @@ from harnesspro.policies.profile import (
 )
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
-from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.loader import TaskError, load_suite
 from harnesspro.tasks.manifest import manifest_splits, open_manifest
+from harnesspro.tasks.runtime import unrunnable_reason
 from harnesspro.tasks.splits import Splits, make_splits
 
 SEED_ID = "c000"
@@ -41,6 +42,29 @@ def model_price(config: RunConfig) -> Price | None:
         if config.model.allow_unpriced:
             return None
         raise
+
+
+def runnable_tasks(tasks: list[Task], console: Console) -> dict[str, Task]:
+    """The tasks this machine can run; each other one is named with the reason, and left out."""
+    kept = {}
+    for task in tasks:
+        reason = unrunnable_reason(task)
+        if reason:
+            console.print(f"skipping {reason}", markup=False)
+        else:
+            kept[task.id] = task
+    return kept
+
+
+def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
+    """A coreset size that disagrees with the manifest's coreset would be silently ignored."""
+    size = config.coreset.size
+    if size is not None and size != len(splits.coreset):
+        raise ConfigError(
+            f"coreset.size is {size} but the manifest {manifest} fixes a coreset of "
+            f"{len(splits.coreset)} tasks; drop coreset.size, set it to {len(splits.coreset)}, "
+            f"or write a new manifest with `harnesspro coreset --size {size}`."
+        )
 
 
 @dataclass(frozen=True)
@@ -68,16 +92,23 @@ class RunContext:
             from harnesspro.search.account import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything
-        tasks = {t.id: t for t in load_suite(config.tasks.suite)}
+        tasks = runnable_tasks(load_suite(config.tasks.suite), console)
         if config.tasks.manifest is not None:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
+            check_coreset_size(config, splits, config.tasks.manifest)
         else:
             splits = make_splits(
                 list(tasks.values()),
                 config.tasks.test_fraction,
                 config.tasks.split_seed,
-                config.coreset.size,
+                config.coreset.size or DEFAULT_CORESET_SIZE,
+            )
+        missing = [t for t in (*splits.coreset, *splits.validation, *splits.test) if t not in tasks]
+        if missing:
+            raise TaskError(
+                f"{config.tasks.manifest}: lists task '{missing[0]}', which cannot run here (see "
+                "above); write a new manifest without it."
             )
         run.open(config)
         run.write_splits(splits)

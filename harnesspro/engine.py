@@ -22,7 +22,7 @@ from harnesspro.policies.scripted import TaskScript, script_for
 from harnesspro.records import Candidate, RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.rollout_cache import RolloutCache
-from harnesspro.tasks.loader import folder_files, workspace_files
+from harnesspro.tasks.runtime import TaskBundle, bundle_task
 
 Split = Literal["coreset", "validation", "test"]
 
@@ -179,21 +179,17 @@ def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: in
 
 @dataclass(frozen=True)
 class TaskPayload:
-    """A task's files as shipped to workers; read once per batch, not once per rollout."""
+    """A task as shipped to workers (its folder as data, cached per hash on the worker);
+    read once per batch, not once per rollout."""
 
-    workspace: dict[str, bytes]
-    tests: dict[str, bytes]
+    bundle: TaskBundle
     script: TaskScript | None
 
 
 def task_payload(ctx: RunContext, task_id: str) -> TaskPayload:
     task = ctx.tasks[task_id]
     scripted = ctx.config.model.upstream == "scripted"
-    return TaskPayload(
-        workspace_files(task),
-        folder_files(task.path / "tests"),
-        script_for(task) if scripted else None,
-    )
+    return TaskPayload(bundle_task(task), script_for(task) if scripted else None)
 
 
 def rollout_inputs(
@@ -213,8 +209,7 @@ def rollout_inputs(
         spec=RolloutSpec(key, candidate.id, task_id, attempt, epoch),
         harness_files=harness_files,
         task_json={"id": meta.id, "instruction": meta.instruction, "workdir": meta.workdir},
-        workspace_files=task.workspace,
-        test_files=task.tests,
+        task=task.bundle,
         script=task.script,
         model=ctx.config.model,
         price=ctx.price,

@@ -9,7 +9,7 @@ import sys
 from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
-from harnesspro.evaluate import run_final
+from harnesspro.evaluate import failed_verdicts, run_final
 from harnesspro.improve import record_effects
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.racing import race
@@ -169,6 +169,12 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
             write_final(report, ctx.run.reports())
             ctx.console.print(final_table(report))
             ctx.console.print(band_line(report))
+            labels = [(h.harness, h.candidate_id) for h in report.harnesses]
+            failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
+            if failures:
+                ctx.console.print("failed official verdicts (the verifier's reason):")
+            for line in failures:
+                ctx.console.print(line, markup=False)
         else:
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
     for line in run_reports(ctx):

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
   key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
   status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
   cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
-  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT);
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT,
+  verifier_reason TEXT);
 CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
 CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS selections (
@@ -55,6 +56,7 @@ CREATE TABLE IF NOT EXISTS search_calls (
 # Columns added after a table was first released: (table, column, type), added on open.
 MIGRATIONS = [
     ("rollouts", "split", "TEXT"),
+    ("rollouts", "verifier_reason", "TEXT"),
     *((("plans", c, t) for c, t in (
         ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
         ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
@@ -65,7 +67,7 @@ MIGRATIONS = [
 ROLLOUT_COLUMNS = (
     "key, candidate_id, task_id, attempt, epoch, status, pass, official_pass, uncached_input, "
     "cached_input, cache_write, output, reasoning, cost, latency_s, n_calls, artifacts, created, "
-    "reason, split"
+    "reason, split, verifier_reason"
 )
 
 
@@ -141,6 +143,8 @@ class Ledger:
             time.time(),
             result.reason,
             split,
+            # One line on the official verdict (why it failed), for `eval` and the dashboard.
+            result.verifier.reason if result.verifier else None,
         )
         placeholders = ", ".join("?" * len(row))
         self._write(
@@ -281,3 +285,13 @@ class Ledger:
 
     def search_calls(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM search_calls ORDER BY created", self.db)
+
+
+def passing_tasks(path: Path) -> set[str]:
+    """Task ids with at least one officially passed rollout in a run's ledger, read-only."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT DISTINCT task_id FROM rollouts WHERE official_pass = 1")
+        return {str(row[0]) for row in rows}
+    finally:
+        db.close()

@@ -73,6 +73,22 @@ class RolloutSpec:
 
 
 @dataclass(frozen=True)
+class VerifierEvidence:
+    """What the official verifier said about a rollout's final state."""
+
+    passed: bool
+    reward: float | None
+    exit_code: int | None
+    timed_out: bool
+    reason: str
+    """One line: the verdict and, when it failed, the verifier's most telling output line."""
+    output: str
+    """Tail of the verifier's stdout and stderr."""
+    reward_files: dict[str, str] = field(default_factory=dict)
+    """reward.txt / reward.json as the verifier wrote them."""
+
+
+@dataclass(frozen=True)
 class RolloutResult:
     """What came back from a rollout, as data (no shared filesystem assumed)."""
 
@@ -90,6 +106,8 @@ class RolloutResult:
     detail: str = ""
     reason: str = ""
     """One line saying why a rollout is not `ok`."""
+    verifier: VerifierEvidence | None = None
+    """The official verifier's evidence (None when it could not run)."""
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,15 @@ from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandb
 from harnesspro.snapshot import Snapshot
 from harnesspro.snapshot import take as take_snapshot
 from harnesspro.snapshot import write as write_snapshot
+from harnesspro.tasks.layout import Layout
+from harnesspro.tasks.loader import TaskError
+from harnesspro.tasks.runtime import TaskBundle, grade, materialise, open_task
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
-GRADING_TIMEOUT_S = 120.0
 
 
 class InfraError(Exception):
@@ -52,8 +54,7 @@ class RolloutInputs:
     spec: RolloutSpec
     harness_files: dict[str, bytes]
     task_json: dict[str, str]
-    workspace_files: dict[str, bytes]
-    test_files: dict[str, bytes]
+    task: TaskBundle
     script: TaskScript | None
     model: ModelConfig
     price: Price | None  # None: unpriced model (allow_unpriced), cost unknown
@@ -150,62 +151,50 @@ def make_upstream(inputs: RolloutInputs) -> Upstream:
     return OpenAIUpstream(inputs.model.base_url, key)
 
 
-def _harness_mounts(inputs: RolloutInputs, tmp: Path, gateway_dir: Path) -> list[Mount]:
+def _harness_mounts(
+    inputs: RolloutInputs, tmp: Path, gateway_dir: Path, layout: Layout
+) -> list[Mount]:
+    """The task's layout first (files at their container paths, its tools), then the
+    harness's own mounts on top, under /harnesspro and /run where no task puts files."""
     harness = write_tree(tmp / "harness", inputs.harness_files)
-    task_dir = write_tree(tmp / "task", {"task.json": json.dumps(inputs.task_json).encode()})
+    task_json = {**inputs.task_json, "workdir": layout.workdir}
+    task_dir = write_tree(tmp / "taskjson", {"task.json": json.dumps(task_json).encode()})
     return [
+        *layout.mounts(),
         Mount(harness, "/harness"),
         Mount(task_dir, "/harnesspro/task"),
         Mount(tmp / "out", "/harnesspro/out", writable=True),
-        Mount(tmp / "work", inputs.task_json["workdir"], writable=True),
-        Mount(FORWARDER, "/opt/harnesspro/forwarder.py"),
+        Mount(FORWARDER, "/harnesspro/forwarder.py"),
         Mount(gateway_dir, "/run/harnesspro"),
     ]
 
 
-def _run_harness(inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path) -> SandboxResult:
-    mounts = _harness_mounts(inputs, tmp, gw)
+def _run_harness(
+    inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path, layout: Layout
+) -> SandboxResult:
+    mounts = _harness_mounts(inputs, tmp, gw, layout)
     toolenv = harness_toolenv(tmp / "harness")  # read-only at its own path
     mounts += toolenv.mounts() if toolenv else []
     at = sandbox.visible_path
+    task_env = dict(layout.env)  # the Dockerfile's ENV, HOME and PATH, as in the container
+    python_path = ":".join(p for p in (at(mounts, "/harness"), task_env.get("PYTHONPATH")) if p)
     env = {
+        **task_env,
         "HARNESSPRO_TASK": at(mounts, "/harnesspro/task/task.json"),
         "HARNESSPRO_OUT": at(mounts, "/harnesspro/out"),
         "HARNESSPRO_MODEL": inputs.model.name,
         "OPENAI_API_KEY": inputs.token,
-        "PYTHONPATH": at(mounts, "/harness"),
+        "PYTHONPATH": python_path,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
     # -S: the forwarder is standard library only, and skipping site saves most of its start-up
-    forward = [sys.executable, "-S", at(mounts, "/opt/harnesspro/forwarder.py")]
+    forward = [sys.executable, "-S", at(mounts, "/harnesspro/forwarder.py")]
     argv = [*forward, at(mounts, "/run/harnesspro/gw.sock"), str(port), "--"]
     argv += harness_command(tmp / "harness", toolenv)
-    return sandbox.run(argv, mounts, env, inputs.task_json["workdir"], inputs.timeout_s)
-
-
-def grade_official(
-    work: Path,
-    workdir: str,
-    test_files: dict[str, bytes],
-    tmp: Path,
-    sandbox: Sandbox | None = None,
-) -> bool:
-    """Run the task's official tests/test.sh in the sandbox; pass = exit 0 and reward 1."""
-    sandbox = sandbox or make_sandbox("bubblewrap")
-    tests = write_tree(tmp / "tests", test_files)
-    logs = tmp / "logs"
-    logs.mkdir(exist_ok=True)
-    mounts = [
-        Mount(work, workdir, True),
-        Mount(tests, "/tests"),
-        Mount(logs, "/logs/verifier", True),
-    ]
-    argv = ["bash", sandbox.visible_path(mounts, "/tests/test.sh")]
-    result = sandbox.run(argv, mounts, {}, workdir, GRADING_TIMEOUT_S)
-    reward = logs / "reward.txt"
-    rewarded = not reward.exists() or reward.read_text().strip() in ("1", "1.0")
-    return result.exit_code == 0 and rewarded
+    result = sandbox.run(argv, mounts, env, layout.workdir, inputs.timeout_s)
+    layout.tidy()
+    return result
 
 
 def _dir_size(root: Path) -> int:
@@ -241,6 +230,23 @@ def total_cost(gateway: Gateway) -> float | None:
     return sum(call.cost or 0.0 for call in gateway.calls)
 
 
+def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
+    """Our side could not set the task up: never counted as the harness's failure."""
+    return RolloutResult(
+        key=inputs.spec.key,
+        status="infra_error",
+        usage=Usage(),
+        cost=None,
+        latency_s=0.0,
+        n_calls=0,
+        official_pass=None,
+        trajectory="",
+        gateway_log="",
+        workspace={},
+        reason=reason.splitlines()[0][:300] if reason else "task setup failed",
+    )
+
+
 def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
     """Run one rollout end to end; never raises for harness or task problems.
 
@@ -250,7 +256,11 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
     with tempfile.TemporaryDirectory(prefix="hp-roll-") as name:
         tmp = Path(name)
         (tmp / "out").mkdir()
-        work = write_tree(tmp / "work", inputs.workspace_files)
+        try:
+            task = materialise(inputs.task)
+            layout = open_task(task, tmp / "task")
+        except (TaskError, ToolEnvError, OSError, subprocess.SubprocessError) as exc:
+            return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
         upstream = upstream or make_upstream(inputs)
@@ -261,7 +271,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:
             try:
-                run = _run_harness(inputs, sandbox, tmp, gateway_dir)
+                run = _run_harness(inputs, sandbox, tmp, gateway_dir, layout)
                 status, reason = classify(run, tmp / "out", gateway)
             except HarnessError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
@@ -269,11 +279,9 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             except InfraError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "infra_error", str(exc).splitlines()[0][:300]
-        official = (
-            grade_official(work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox)
-            if inputs.grade
-            else None
-        )
+        # The snapshot is taken before the verifier runs: grading cannot change what is scored.
+        workspace = snapshot(layout.host(layout.workdir), sandbox, layout.workdir)
+        verdict = grade(task, layout, sandbox) if inputs.grade else None
         trajectory_path = tmp / "out" / "trajectory.jsonl"
         trajectory = (
             trajectory_path.read_text(errors="replace")[:TRAJECTORY_CAP]
@@ -287,10 +295,11 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             cost=total_cost(gateway),
             latency_s=run.wall_s,
             n_calls=len(gateway.calls),
-            official_pass=official,
+            official_pass=verdict.passed if verdict else None,
             trajectory=trajectory,
             gateway_log="\n".join(gateway.log),
-            workspace=snapshot(work, sandbox, inputs.task_json["workdir"]),
+            workspace=workspace,
             detail=run.stderr[-2000:],
             reason=reason,
+            verifier=verdict,
         )

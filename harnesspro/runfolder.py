@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harnesspro.config import ConfigError, RunConfig, dump_config
-from harnesspro.records import RolloutResult
+from harnesspro.records import RolloutResult, VerifierEvidence
 from harnesspro.snapshot import Snapshot
 from harnesspro.snapshot import load as load_snapshot
 from harnesspro.snapshot import save as save_snapshot
@@ -84,7 +84,17 @@ class RunFolder:
         (folder / "gateway.jsonl").write_text(result.gateway_log)
         (folder / "stderr.txt").write_text(result.detail)
         save_snapshot(folder, result.workspace)
+        if result.verifier is not None:
+            (folder / "verifier.json").write_text(json.dumps(asdict(result.verifier), indent=2))
         return str(folder.relative_to(self.root))
+
+    def verifier(self, key: str) -> VerifierEvidence | None:
+        """The official verifier's evidence for a rollout (verdict, one-line reason, output
+        tail, exit status, reward files), or None when the verifier did not run."""
+        path = self.rollout_dir(key) / "verifier.json"
+        if not path.is_file():
+            return None
+        return VerifierEvidence(**json.loads(path.read_text()))
 
     def trajectory(self, key: str) -> str:
         path = self.rollout_dir(key) / "trajectory.jsonl"

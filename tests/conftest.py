@@ -71,6 +71,23 @@ def scripted_model() -> ModelConfig:
     return ModelConfig()
 
 
+def shared_dataset(name: str) -> Path:
+    """A dataset of external tasks under `shared/datasets/` beside the checkout (in any parent
+    folder, so git worktrees find it too), or under `$HARNESSPRO_DATASETS`. May not exist:
+    tests using it skip then."""
+    import os
+
+    configured = os.environ.get("HARNESSPRO_DATASETS")
+    if configured:
+        return Path(configured) / name
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "shared" / "datasets" / name
+        if candidate.is_dir():
+            return candidate
+    return here.parents[2] / "shared" / "datasets" / name
+
+
 @pytest.fixture
 def ray_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., object]]:
     """A factory of local multi-node Ray clusters (`ray.cluster_utils.Cluster`, head first).

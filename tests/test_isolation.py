@@ -101,7 +101,8 @@ def test_host_environment_and_provider_key_are_not_inherited(tmp_path: Path) -> 
     env = result.workspace["env.txt"].decode()
     assert "sk-host-provider-key" not in env
     assert "OPENAI_API_KEY=replay-token-0123456789" in env  # the per-rollout token only
-    assert "PYTEST_CURRENT_TEST" not in env and "HOME=/tmp" in env
+    # HOME is the task container's (/root, a per-rollout staged folder), as for the verifier.
+    assert "PYTEST_CURRENT_TEST" not in env and "HOME=/root" in env
 
 
 def _alive(marker: str) -> list[int]:

@@ -17,7 +17,8 @@ from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+from harnesspro.tasks.loader import folder_files, load_task
+from harnesspro.tasks.runtime import bundle_task
 from tests.conftest import SCRIPTED_PRICE
 
 
@@ -43,8 +44,7 @@ def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
         spec=RolloutSpec("k", "c", task.id, 0, 0),
         harness_files=folder_files(harness),
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
+        task=bundle_task(task),
         script=None,
         model=ModelConfig(),
         price=SCRIPTED_PRICE,

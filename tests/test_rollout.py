@@ -9,7 +9,8 @@ from harnesspro.context import seed_template
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+from harnesspro.tasks.loader import folder_files, load_suite
+from harnesspro.tasks.runtime import bundle_task
 from tests.conftest import SCRIPTED_PRICE
 
 
@@ -19,8 +20,7 @@ def inputs_for(task_id: str, attempt: int, harness: dict[str, bytes]) -> Rollout
         spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
         harness_files=harness,
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
+        task=bundle_task(task),
         script=script_for(task),
         model=ModelConfig(),
         price=SCRIPTED_PRICE,

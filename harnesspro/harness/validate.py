@@ -13,7 +13,8 @@ from harnesspro.config import ModelConfig, Price
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, requirements_problem, run_rollout
-from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+from harnesspro.tasks.loader import folder_files, load_task
+from harnesspro.tasks.runtime import bundle_task
 
 SMOKE_TASK = Path(__file__).parent / "smoke"
 SMOKE_PRICE = Price(input=0.0, output=0.0)
@@ -61,8 +62,7 @@ def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult
             spec=RolloutSpec("smoke", "smoke", task.id, 0, 0),
             harness_files=folder_files(candidate),
             task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            workspace_files=workspace_files(task),
-            test_files=folder_files(task.path / "tests"),
+            task=bundle_task(task),
             script=script_for(task),
             model=ModelConfig(),
             price=SMOKE_PRICE,

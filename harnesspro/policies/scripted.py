@@ -74,6 +74,7 @@ from harnesspro.policies import phrases, variants
 from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.records import Task
 from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
+from harnesspro.tasks.runtime import input_files
 
 VOCAB = (
     "inspect",
@@ -133,7 +134,8 @@ class Action:
 def script_for(task: Task) -> TaskScript:
     """Build the policy's knowledge of a task from its folder."""
     workspace = workspace_files(task)
-    files = tuple(f"{task.workdir}/{name}" for name in workspace)
+    # Where the image puts them (the Dockerfile's COPY lines), not only the working folder.
+    files = input_files(task)
     mentioned = PATH_RE.findall(task.instruction)
     builtin = task.path.parent == builtin_suite_dir()
     long = tuple(
