@@ -17,6 +17,7 @@ from harnesspro.reports.money import dollars
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
+from harnesspro.trajectories import FORMATS, SPLITS
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
@@ -40,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
+    trajectories = sub.add_parser(
+        "export-trajectories", help="rollouts with rewards in a trainer-ready JSONL"
+    )
+    trajectories.add_argument("run_dir", type=Path)
+    trajectories.add_argument("--split", default="coreset", choices=SPLITS)
+    trajectories.add_argument("--format", default="openai-chat", choices=FORMATS)
+    trajectories.add_argument("--out", required=True, type=Path)
     COMMANDS.update(register_task_commands(sub))
     harness = sub.add_parser("harness", help="work with a harness directory")
     harness_sub = harness.add_subparsers(dest="harness_command", required=True)
@@ -183,6 +191,21 @@ def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
     return 0 if result.status == "ok" else 1
 
 
+def cmd_export_trajectories(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.trajectories import export
+
+    if not (args.run_dir / "ledger.sqlite").is_file():
+        raise RunNotFound(f"{args.run_dir}: no ledger.sqlite; pass a run folder.")
+    count = export(args.run_dir, args.split, args.format, args.out)
+    rewards = "official tests" if args.split == "test" else "synthesized tests"
+    console.print(
+        f"wrote {count} {args.split} rollouts ({args.format}, rewards from {rewards}) to "
+        f"{args.out}",
+        markup=False,
+    )
+    return 0
+
+
 COMMANDS = {
     "evolve": cmd_evolve,
     "report": cmd_report,
@@ -191,6 +214,7 @@ COMMANDS = {
     "eval": cmd_eval,
     "harness": cmd_harness,
     "rollout": cmd_rollout,
+    "export-trajectories": cmd_export_trajectories,
 }
 
 

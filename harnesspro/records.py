@@ -88,6 +88,8 @@ class RolloutResult:
     detail: str = ""
     reason: str = ""
     """One line saying why a rollout is not `ok`."""
+    chat_log: str = ""
+    """The gateway's chat.jsonl: every answered call's messages and reply."""
 
 
 @dataclass(frozen=True)

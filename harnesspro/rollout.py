@@ -286,4 +286,5 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             workspace=snapshot(work),
             detail=run.stderr[-2000:],
             reason=reason,
+            chat_log="\n".join(gateway.chat_log.lines),
         )

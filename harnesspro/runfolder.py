@@ -68,12 +68,18 @@ class RunFolder:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "trajectory.jsonl").write_text(result.trajectory)
         (folder / "gateway.jsonl").write_text(result.gateway_log)
+        (folder / "chat.jsonl").write_text(result.chat_log)
         (folder / "stderr.txt").write_text(result.detail)
         write_tree(folder / "workspace", result.workspace)
         return str(folder.relative_to(self.root))
 
     def trajectory(self, key: str) -> str:
         path = self.rollout_dir(key) / "trajectory.jsonl"
+        return path.read_text() if path.exists() else ""
+
+    def chat_log(self, key: str) -> str:
+        """The rollout's gateway chat log ('' for rollouts recorded before chat logs)."""
+        path = self.rollout_dir(key) / "chat.jsonl"
         return path.read_text() if path.exists() else ""
 
     def workspace(self, key: str) -> dict[str, bytes]:
