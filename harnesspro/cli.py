@@ -48,6 +48,14 @@ def _parser() -> argparse.ArgumentParser:
     trajectories.add_argument("--split", default="coreset", choices=SPLITS)
     trajectories.add_argument("--format", default="openai-chat", choices=FORMATS)
     trajectories.add_argument("--out", required=True, type=Path)
+    retro = sub.add_parser("retro", help="plans and candidates from recorded sessions")
+    retro.add_argument("--sessions", required=True, type=Path)
+    retro.add_argument("--harness", required=True, type=Path)
+    retro.add_argument("--out", required=True, type=Path)
+    retro.add_argument(
+        "--adapter", action="append", metavar="NAME|module:Class",
+        help="session readers (default: harnesspro-chat and mini-swe-agent)",
+    )  # fmt: skip
     COMMANDS.update(register_task_commands(sub))
     harness = sub.add_parser("harness", help="work with a harness directory")
     harness_sub = harness.add_subparsers(dest="harness_command", required=True)
@@ -206,6 +214,36 @@ def cmd_export_trajectories(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_retro(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.retro.run import retro
+    from harnesspro.retro.sessions import ADAPTERS, load_adapter, read_sessions
+
+    if not args.sessions.is_dir():
+        raise ConfigError(f"{args.sessions}: not a directory; pass --sessions a folder.")
+    if args.out.exists() and any(args.out.iterdir()):
+        raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
+    try:
+        adapters = [load_adapter(a) for a in args.adapter or list(ADAPTERS)]
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(f"--adapter: {exc}; give a registered name or module:Class.") from None
+    sessions = read_sessions(args.sessions, adapters)
+    result = retro(sessions, args.harness, args.out)
+    console.print(
+        f"{result.sessions} sessions ({result.with_verdict} with a verdict), "
+        f"{len(result.diagnoses)} diagnoses",
+        markup=False,
+    )
+    for p in result.proposals:
+        outcome = p.candidate or p.note
+        console.print(
+            f"  {p.plan.directive} ({p.plan.scope}) {p.plan.mechanism}: predicted pass "
+            f"{p.plan.predicted_pass:+.3f}, cost {p.plan.predicted_cost:+.1%} -> {outcome}",
+            markup=False,
+        )
+    console.print(f"wrote {args.out / 'retro.json'}", markup=False)
+    return 0
+
+
 COMMANDS = {
     "evolve": cmd_evolve,
     "report": cmd_report,
@@ -215,6 +253,7 @@ COMMANDS = {
     "harness": cmd_harness,
     "rollout": cmd_rollout,
     "export-trajectories": cmd_export_trajectories,
+    "retro": cmd_retro,
 }
 
 

@@ -113,6 +113,10 @@ class EvolutionConfig(_Strict):
     `improver_model`, falling back to the catalog with a recorded reason)."""
     improver_model: ImproverConfig = ImproverConfig()
     """The model of the `llm` improver."""
+    composer: bool = False
+    """After each epoch's evaluation, per parent: merge two siblings that gained on different
+    levers (git three-way merge, validated and evaluated like any candidate), pick one, or
+    keep the base (harnesspro/composer.py)."""
 
 
 class Mode(_Strict):
@@ -207,6 +211,20 @@ class HarnessConfig(_Strict):
         return seed
 
 
+class LibraryConfig(_Strict):
+    """The experience library shared by the user's runs (harnesspro/library.py)."""
+
+    use: bool = False
+    """Record each epoch's measured lessons in the library, and let the planners read the
+    lessons earlier runs recorded for the same model and task family."""
+    path: Path | None = None
+    """The library file (SQLite); None = $XDG_DATA_HOME/harnesspro/library.sqlite, i.e.
+    ~/.local/share/harnesspro/library.sqlite."""
+    family: str | None = None
+    """Task family the lessons are filed under; None = the suite (`builtin` or the folder
+    name)."""
+
+
 class RunConfig(_Strict):
     name: str = "run"
     """Run name; the default run folder is runs/<name>-<config hash>."""
@@ -225,6 +243,7 @@ class RunConfig(_Strict):
     budget: BudgetConfig = BudgetConfig()
     ray: RayConfig = RayConfig()
     evaluation: EvaluationConfig = EvaluationConfig()
+    library: LibraryConfig = LibraryConfig()
 
 
 def apply_override(data: dict[str, Any], assignment: str) -> None:

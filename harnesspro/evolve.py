@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import sys
 
+from harnesspro.composer import compose
 from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import run_final
 from harnesspro.improve import improve, record_effects
+from harnesspro.lessons import file_epoch
 from harnesspro.metrics import scored, search_rollouts
-from harnesspro.reports import agreement, budget
+from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
 from harnesspro.reports.money import dollars
@@ -101,6 +103,11 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     record_effects(ctx, epoch)
+    merged = compose(ctx, epoch)
+    if merged:
+        note_stop(ctx, epoch, evaluate(ctx, merged, epoch, cap=rollout_cap(ctx)), "coreset")
+        score_pending(ctx)
+    file_epoch(ctx, epoch)
     return close_epoch(ctx, epoch)
 
 
@@ -146,8 +153,14 @@ def run_reports(ctx: RunContext) -> list[str]:
     )
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())
+    coverage = levers.write_lever_reports(
+        rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
+    )
     lines = [agreement.describe(name, a) for name, a in by_split.items()]
-    return [*lines, *budget.describe(spend), describe_search_costs(ctx.ledger)]
+    return [
+        *lines, *budget.describe(spend), describe_search_costs(ctx.ledger),
+        levers.describe(coverage),
+    ]  # fmt: skip
 
 
 def finish_run(ctx: RunContext, attempts: int | None = None) -> None:

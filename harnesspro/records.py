@@ -120,6 +120,7 @@ class Diagnosis:
 
 
 PlanKind = Literal["catalog", "free"]
+Scope = Literal["invariant", "domain"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,9 @@ class Plan:
     """Harness files the change will touch."""
     expected_flips: tuple[str, ...] = ()
     """Coreset tasks the planner expects to change verdict."""
+    scope: Scope = "invariant"
+    """`invariant`: how the agent works (planning, tool use, context, budgets); `domain`:
+    what a practitioner of the task family knows."""
 
 
 @dataclass(frozen=True)
