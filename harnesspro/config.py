@@ -68,6 +68,9 @@ class TasksConfig(_Strict):
 class CoresetConfig(_Strict):
     size: int = Field(8, ge=1)
     """Number of training tasks the DPP picks from the train pool."""
+    refresh: Literal["none", "failures"] = "none"
+    """`failures`: after each epoch trade coreset tasks every survivor solves for validation
+    tasks none solves, chosen by the DPP (harnesspro/refresh.py)."""
 
 
 class ImproverConfig(_Strict):

@@ -14,6 +14,7 @@ from harnesspro.evaluate import run_final
 from harnesspro.improve import improve, record_effects
 from harnesspro.lessons import file_epoch
 from harnesspro.metrics import scored, search_rollouts
+from harnesspro.refresh import refresh_coreset
 from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
@@ -57,7 +58,7 @@ def stopped(ctx: RunContext, epoch: int) -> bool:
 def intervals(ctx: RunContext) -> dict[str, Uncertainty]:
     """Bootstrap intervals and P(non-dominated) of every candidate's coreset scores."""
     ev = ctx.config.evaluation
-    frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset)
+    frame = scored(ctx.scoring_rollouts(), ctx.splits.coreset)
     return bootstrap(frame, "pass", ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
 
 
@@ -127,7 +128,11 @@ def run_evolution(ctx: RunContext) -> Selected:
     no new rollouts."""
     check_cap(ctx)
     finished = set(ctx.ledger.finished_epochs()["epoch"])
-    selected = recorded(ctx, 0) if 0 in finished else epoch_zero(ctx)
+    if 0 in finished:
+        selected = recorded(ctx, 0)
+    else:
+        selected = epoch_zero(ctx)
+        ctx = refresh_coreset(ctx, 0, selected.parents, rollout_cap(ctx))
     for epoch in range(1, ctx.config.evolution.epochs + 1):
         if epoch in finished:
             selected = recorded(ctx, epoch)
@@ -135,6 +140,7 @@ def run_evolution(ctx: RunContext) -> Selected:
             break
         else:
             selected = run_epoch(ctx, epoch, selected)
+            ctx = refresh_coreset(ctx, epoch, selected.parents, rollout_cap(ctx))
     ctx.ledger.set_meta("status", "complete")
     finish_run(ctx)
     return selected
