@@ -227,6 +227,12 @@ class LibraryConfig(_Strict):
     """Task family the lessons are filed under; None = the suite (`builtin` or the folder
     name)."""
 
+    @model_validator(mode="after")
+    def _settings_need_use(self) -> LibraryConfig:
+        if not self.use and (self.path is not None or self.family is not None):
+            raise ValueError("path and family act only with use: true; set it or drop them")
+        return self
+
 
 class RunConfig(_Strict):
     name: str = "run"
@@ -247,6 +253,15 @@ class RunConfig(_Strict):
     ray: RayConfig = RayConfig()
     evaluation: EvaluationConfig = EvaluationConfig()
     library: LibraryConfig = LibraryConfig()
+
+    @model_validator(mode="after")
+    def _refresh_needs_validation(self) -> RunConfig:
+        if self.coreset.refresh == "failures" and self.evaluation.validation_rollouts == 0:
+            raise ValueError(
+                "coreset.refresh: failures finds unsolved tasks by validation rollouts, so "
+                "evaluation.validation_rollouts must not be 0"
+            )
+        return self
 
 
 def apply_override(data: dict[str, Any], assignment: str) -> None:

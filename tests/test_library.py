@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from harnesspro.analyzer.rules import prevalence
-from harnesspro.config import load_config
+from harnesspro.config import ConfigError, load_config
 from harnesspro.context import RunContext
 from harnesspro.disclosure import improver_inputs
 from harnesspro.library import Library, LibraryLesson, harmful
@@ -91,3 +91,9 @@ def test_second_run_avoids_what_the_first_found_harmful(
     assert hurt & without  # the second run would plan a harmful change on its own ...
     with_library = {p.mechanism for p in second_run(tmp_path / "on", library_file, use=True)}
     assert not hurt & with_library and len(with_library) == 3  # ... and with the library does not
+
+
+def test_library_settings_without_use_are_refused(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, library={"path": str(tmp_path / "lib.sqlite")})
+    with pytest.raises(ConfigError, match="use: true"):
+        load_config(config)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from harnesspro.cli import main
+from harnesspro.config import ConfigError, load_config
 from harnesspro.metrics import covering
 from harnesspro.refresh import trade
 from tests.conftest import tiny_config
@@ -79,3 +80,11 @@ def test_run_refreshes_and_scores_on_the_common_task_set(tmp_path: Path, ray_ses
     for candidate in picked | {"c000"}:
         mine = frame[(frame["candidate_id"] == candidate) & frame["pass"].notna()]
         assert set(splits["coreset"]) <= set(mine["task_id"])
+
+
+def test_refresh_without_validation_is_refused(tmp_path: Path) -> None:
+    config = tiny_config(
+        tmp_path, coreset={"size": 3, "refresh": "failures"}, evaluation={"validation_rollouts": 0}
+    )
+    with pytest.raises(ConfigError, match="validation_rollouts must not be 0"):
+        load_config(config)
