@@ -150,9 +150,9 @@ def pairs_of(ctx: RunContext, parent: str, child: str) -> Pairs:
     frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
     frame = frame.assign(tokens=frame[TOKEN_COLUMNS].sum(axis=1))
     keys = ["task_id", "attempt"]
-    mine = frame[frame["candidate_id"] == parent].set_index(keys)
-    theirs = frame[frame["candidate_id"] == child].set_index(keys)
-    both = mine.join(theirs, how="inner", lsuffix="_p", rsuffix="_c").reset_index()
+    mine = frame[frame["candidate_id"] == parent]
+    theirs = frame[frame["candidate_id"] == child]
+    both = mine.merge(theirs, on=keys, how="inner", suffixes=("_p", "_c"))
     priced = both["cost_p"].notna().all() and both["cost_c"].notna().all()
     column = "cost" if priced else "tokens"
     return Pairs(

@@ -150,6 +150,8 @@ INSIDE = (-0.1, 0.1)
     ("directive", "change", "verdict"),
     [
         ("balanced", diff(0.02, INSIDE, 0.01, INSIDE), "no effect"),
+        ("balanced", diff(0.0, (0.0, 0.0), 0.003, (0.0, 0.005)), "no effect"),  # negligible
+        ("balanced", diff(0.0, (0.0, 0.0), 0.03, (0.025, 0.035)), "hurt"),  # clears the band
         ("performance-first", diff(0.15, (0.05, 0.25), 0.2, (0.1, 0.3)), "helped"),
         ("cost-first", diff(0.15, (0.05, 0.25), 0.2, (0.1, 0.3)), "hurt"),
         ("cost-first", diff(0.0, INSIDE, -0.3, (-0.4, -0.2)), "helped"),

@@ -6,7 +6,8 @@ difference (pass rate in points, cost per task relative). A verdict per plan, st
 ledger and shown to later planners:
 - `confounded`: the child's change is not the plan's alone (its tree was also made by a plan
   with another change, or the edit touched files the plan did not name);
-- `no effect`: both intervals contain zero;
+- `no effect`: both intervals reach into the negligible band (within NEGLIGIBLE_PASS points
+  of pass rate and NEGLIGIBLE_COST of relative cost, zero included);
 - `helped` / `hurt`: otherwise, judged on the directive's own objective (performance-first:
   pass up, or cost down without pass down; cost-first: cost down without pass down, or pass
   up without cost up; balanced: pass gain minus relative cost change).
@@ -20,6 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from harnesspro.records import Effect, Plan
+
+NEGLIGIBLE_PASS = 0.01  # a pass-rate change smaller than one point is no effect
+NEGLIGIBLE_COST = 0.02  # nor is a cost change under 2%
 
 
 @dataclass(frozen=True)
@@ -77,14 +81,14 @@ def measure(plan: Plan, diff: Difference, unit: str, confounders: list[str]) -> 
     d_cost = diff.d_cost if unit == "dollars" else None
     if confounders:
         return Effect(diff.d_pass, d_cost, "confounded", "; ".join(confounders))
-    pass_up, pass_down = diff.pass_lo > 0, diff.pass_hi < 0
-    cost_up, cost_down = diff.cost_lo > 0, diff.cost_hi < 0
+    pass_up, pass_down = diff.pass_lo > NEGLIGIBLE_PASS, diff.pass_hi < -NEGLIGIBLE_PASS
+    cost_up, cost_down = diff.cost_lo > NEGLIGIBLE_COST, diff.cost_hi < -NEGLIGIBLE_COST
     span = (
         f"pass {diff.d_pass:+.3f} [{diff.pass_lo:+.3f}, {diff.pass_hi:+.3f}], {unit} per task "
         f"{diff.d_cost:+.1%} [{diff.cost_lo:+.1%}, {diff.cost_hi:+.1%}]"
     )
     if not (pass_up or pass_down or cost_up or cost_down):
-        return Effect(diff.d_pass, d_cost, "no effect", f"both intervals hold 0: {span}")
+        return Effect(diff.d_pass, d_cost, "no effect", f"no interval clears the band: {span}")
     if plan.directive == "performance-first":
         good = pass_up or (cost_down and not pass_down)
     elif plan.directive == "cost-first":
