@@ -51,7 +51,7 @@ def test_lessons_filter_by_model_family_and_run(tmp_path: Path) -> None:
 
 def second_run(folder: Path, library_file: Path, use: bool) -> list[Plan]:
     """A fresh run on the same model and suite with hand-recorded seed rollouts: its plans."""
-    library = {"use": use, "path": str(library_file)}
+    library = {"use": True, "path": str(library_file)} if use else {"use": False}
     folder.mkdir(parents=True)
     config = load_config(tiny_config(folder, library=library))
     ctx = RunContext.open(config, RunFolder(folder / "run"), Console(record=True))
