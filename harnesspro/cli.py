@@ -89,10 +89,12 @@ def profile_table(profiles: list[Profile]) -> Table:
 
 def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.context import RunContext
+    from harnesspro.engine import check_ray
     from harnesspro.evolve import run_evolution
     from harnesspro.runfolder import RunFolder, default_run_dir
 
     config = load_config(args.config, args.set)
+    check_ray(config.ray)
     Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
     run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
     console.print(f"run folder: {run.root}")

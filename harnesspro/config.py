@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -40,6 +41,33 @@ class Price(_Strict):
     """Output tokens, reasoning included."""
 
 
+def _interval(pair: tuple[float, float]) -> tuple[float, float]:
+    if not 0 <= pair[0] <= pair[1]:
+        raise ValueError("give [low, high] with 0 <= low <= high")
+    return pair
+
+
+def _rates(pair: tuple[float, float]) -> tuple[float, float]:
+    if pair[0] <= 0:
+        raise ValueError("rates must be above 0")
+    return pair
+
+
+Interval = Annotated[tuple[float, float], AfterValidator(_interval)]
+
+
+class LatencyConfig(_Strict):
+    """A hosted model's latency, simulated offline: each call waits a time to first token drawn
+    from `first_token_s`, then streams its output tokens at a rate drawn from `tokens_per_s`
+    (both uniform, seeded per call, so a run's waits are reproducible). The upstream sleeps:
+    rollouts are I/O-bound, as against a remote model."""
+
+    first_token_s: Interval = (0.5, 1.5)
+    """[low, high] seconds before the first token of each call."""
+    tokens_per_s: Annotated[Interval, AfterValidator(_rates)] = (30.0, 90.0)
+    """[low, high] output tokens per second."""
+
+
 class ModelConfig(_Strict):
     name: str = "scripted"
     """Model name the harness asks for (HARNESSPRO_MODEL)."""
@@ -51,6 +79,14 @@ class ModelConfig(_Strict):
     """Environment variable holding the provider key; read only by the gateway."""
     allow_unpriced: bool = False
     """Run a model with no known price; its cost is then reported as unknown, never as 0."""
+    latency: LatencyConfig | None = None
+    """Simulated provider latency for the scripted upstream (None = it answers at once)."""
+
+    @model_validator(mode="after")
+    def _latency_is_scripted_only(self) -> ModelConfig:
+        if self.latency is not None and self.upstream != "scripted":
+            raise ValueError("latency simulates a provider for upstream 'scripted' only; remove it")
+        return self
 
 
 class TasksConfig(_Strict):
@@ -115,7 +151,11 @@ class EvolutionConfig(_Strict):
     """How analyzer, planner and editor work (catalog = offline mechanism catalog; llm = the
     `improver_model`, falling back to the catalog with a recorded reason)."""
     improver_model: ImproverConfig = ImproverConfig()
-    """The model of the `llm` improver."""
+    """The model of the `llm` improver and of the `llm` test synthesizer."""
+    synthesizer: Literal["offline", "llm"] = "offline"
+    """How the frozen tests are written before epoch 1: offline = checks voted by the seed's
+    rollouts; llm = one executable test per coreset and validation task written by the
+    `improver_model`, run against the seed's rollouts (offline checks when it fails twice)."""
     composer: bool = False
     """After each epoch's evaluation, per parent: merge two siblings that gained on different
     levers (git three-way merge, validated and evaluated like any candidate), pick one, or
@@ -178,8 +218,17 @@ class BudgetConfig(_Strict):
 
 
 class RayConfig(_Strict):
-    num_cpus: int = Field(2, ge=1)
-    """CPUs of the embedded local Ray (ignored when RAY_ADDRESS is set)."""
+    num_cpus: int | None = Field(None, ge=1)
+    """CPUs of the embedded local Ray (None = 2). On a cluster (RAY_ADDRESS set) the cluster's
+    size rules, so setting it there is an error."""
+    rollout_cpus: float | None = Field(None, gt=0, le=64)
+    """CPUs one rollout reserves; fractions are fine. None = 1 when the rollout's own machine
+    does the model's work (the scripted policy without `model.latency`, or an openai upstream on
+    loopback such as a local llama.cpp), else 0.25: a rollout against a remote model mostly
+    waits for it."""
+    max_in_flight: int | None = Field(None, ge=1)
+    """At most this many rollouts at once, e.g. for a rate-limited provider (None = as many as
+    the cluster has slots: its CPUs / rollout_cpus, refreshed as nodes join or leave)."""
 
 
 class EvaluationConfig(_Strict):

@@ -54,7 +54,7 @@ class RunContext:
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
-        if config.evolution.improver == "llm":
+        if "llm" in (config.evolution.improver, config.evolution.synthesizer):
             from harnesspro.search.account import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything

@@ -15,6 +15,11 @@ Improvers (analyzer, planner, editor, in every mode) receive only:
 Nothing from the test split, no official tests or their verdicts (`official_pass`), no
 reference solutions, no synthesized test code: this module never opens a task folder, the
 run's `synth_tests/`, or a rollout that is not a coreset rollout.
+
+The `llm` test synthesizer (`synthesizer_inputs`) writes the test of one coreset or validation
+task and receives, for that task only: its instruction and working directory, and the seed's
+G rollouts on it (trajectory, and final workspace: file list, small text files, links, modes,
+git state). No verdicts of any kind, nothing of other candidates or tasks.
 """
 
 from __future__ import annotations
@@ -23,13 +28,17 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harnesspro.context import RunContext
+from harnesspro.context import SEED_ID, RunContext
 from harnesspro.lessons import read_lessons
 from harnesspro.library import LibraryLesson
 from harnesspro.metrics import on_split
 from harnesspro.records import Candidate, Score, Trace
+from harnesspro.snapshot import Snapshot
 from harnesspro.validation import validation_scores
 
+SYNTH_FILE_CHARS = 4000  # per file shown to the synthesizer
+SYNTH_WORKSPACE_CHARS = 40_000  # per seed workspace
+SYNTH_TRAJECTORY_CHARS = 12_000  # per seed trajectory (its end: where the work is finished)
 DIFF_CHARS = 3000  # a diff longer than this is cut: planners read what changed, not files
 TRACE_COLUMNS = ["key", "candidate_id", "task_id", "pass", "output", "n_calls"]
 USAGE_COLUMNS = ["uncached_input", "cached_input", "status"]
@@ -200,4 +209,83 @@ def improver_inputs(
         diffs=candidate_diffs(ctx, candidates, scores) if diffs else (),
         memory=proposer_memory(ctx, epoch),
         library=read_lessons(ctx),
+    )
+
+
+@dataclass(frozen=True)
+class SeedView:
+    """One seed rollout as the synthesizer sees it."""
+
+    trajectory: str
+    files: Mapping[str, str]
+    """Small text files of the final workspace (cut), outside `.git/`."""
+    other_files: tuple[str, ...]
+    """Files listed by name only (binary, or past the size limits)."""
+    links: Mapping[str, str]
+    modes: Mapping[str, str]
+    git: Mapping[str, Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class SynthesizerInputs:
+    """Everything the llm test synthesizer may read to write one task's test."""
+
+    task_id: str
+    instruction: str
+    workdir: str
+    seeds: tuple[SeedView, ...]
+
+
+def _tail_lines(text: str, limit: int) -> str:
+    """The last whole lines of `text` within `limit` characters."""
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    return tail[tail.find("\n") + 1 :]
+
+
+def seed_view(snapshot: Snapshot, trajectory: str) -> SeedView:
+    """A seed rollout's trajectory (its end) and final workspace, cut to the limits."""
+    files: dict[str, str] = {}
+    others: list[str] = []
+    budget = SYNTH_WORKSPACE_CHARS
+    for rel in sorted(snapshot.files):
+        if "/.git/" in f"/{rel}":
+            continue
+        try:
+            text = snapshot.files[rel].decode("utf-8")
+        except UnicodeDecodeError:
+            others.append(rel)
+            continue
+        if len(text) > budget:
+            others.append(rel)
+            continue
+        files[rel] = text[:SYNTH_FILE_CHARS] + (
+            "\n[... cut ...]" if len(text) > SYNTH_FILE_CHARS else ""
+        )
+        budget -= len(files[rel])
+    modes = {rel: f"{mode:o}" for rel, mode in snapshot.modes.items() if "/.git" not in f"/{rel}"}
+    return SeedView(
+        trajectory=_tail_lines(trajectory, SYNTH_TRAJECTORY_CHARS),
+        files=files,
+        other_files=tuple(others),
+        links=dict(snapshot.links),
+        modes=modes,
+        git={repo: dict(state) for repo, state in snapshot.git.items()},
+    )
+
+
+def synthesizer_inputs(ctx: RunContext, task_id: str) -> SynthesizerInputs:
+    """The instruction of one coreset or validation task and the seed's rollouts on it."""
+    if task_id not in (*ctx.splits.coreset, *ctx.splits.validation):
+        raise ValueError(f"{task_id} is not a coreset or validation task")
+    rows = ctx.ledger.rollouts()
+    rows = rows[(rows["candidate_id"] == SEED_ID) & (rows["task_id"] == task_id)]
+    keys = rows[rows["status"] != "infra_error"]["key"]
+    task = ctx.tasks[task_id]
+    return SynthesizerInputs(
+        task_id=task_id,
+        instruction=task.instruction,
+        workdir=task.workdir,
+        seeds=tuple(seed_view(ctx.run.workspace(k), ctx.run.trajectory(k)) for k in keys),
     )

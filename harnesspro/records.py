@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -84,7 +85,8 @@ class RolloutResult:
     official_pass: bool | None
     trajectory: str
     gateway_log: str
-    workspace: dict[str, bytes] = field(repr=False)
+    workspace: Mapping[str, bytes] = field(repr=False)
+    """The working directory afterwards (a `harnesspro.snapshot.Snapshot`)."""
     detail: str = ""
     reason: str = ""
     """One line saying why a rollout is not `ok`."""

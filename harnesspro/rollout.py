@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,13 @@ from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
+from harnesspro.snapshot import Snapshot
+from harnesspro.snapshot import take as take_snapshot
+from harnesspro.snapshot import write as write_snapshot
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
-SNAPSHOT_FILE_CAP = 256_000
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
 GRADING_TIMEOUT_S = 120.0
@@ -62,8 +65,11 @@ class RolloutInputs:
     retry: RetryPolicy = RetryPolicy()
 
 
-def write_tree(root: Path, files: dict[str, bytes]) -> Path:
-    """Write relative path -> bytes under root (created)."""
+def write_tree(root: Path, files: Mapping[str, bytes]) -> Path:
+    """Write relative path -> bytes under root (created); a `Snapshot` brings its folders,
+    modes and symbolic links too."""
+    if isinstance(files, Snapshot):
+        return write_snapshot(root, files)
     root.mkdir(parents=True, exist_ok=True)
     for rel, data in files.items():
         target = root / rel
@@ -74,17 +80,10 @@ def write_tree(root: Path, files: dict[str, bytes]) -> Path:
     return root
 
 
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Small files of the working directory after the run (input to the frozen tests)."""
-    files = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        small = (
-            path.is_file() and not path.is_symlink() and path.stat().st_size <= SNAPSHOT_FILE_CAP
-        )
-        if small and ".git/" not in rel + "/":
-            files[rel] = path.read_bytes()
-    return files
+def snapshot(root: Path, sandbox: Sandbox | None = None, workdir: str = "") -> Snapshot:
+    """The working directory after the run (input to the frozen tests): small files, links,
+    modes and git state (read by git in `sandbox`, with root mounted at `workdir`)."""
+    return take_snapshot(root, sandbox, workdir)
 
 
 # A registry requirement such as `name==1.2` or `name[extra]>=1,<2`: no options, URLs or paths.
@@ -141,7 +140,8 @@ def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[s
 def make_upstream(inputs: RolloutInputs) -> Upstream:
     """The upstream for this rollout's model config; provider keys stay in this process."""
     if inputs.model.upstream == "scripted":
-        return ScriptedUpstream(ScriptedPolicy([inputs.script] if inputs.script else []))
+        policy = ScriptedPolicy([inputs.script] if inputs.script else [])
+        return ScriptedUpstream(policy, inputs.model.latency)
     key = os.environ.get(inputs.model.api_key_env or "", "")
     return OpenAIUpstream(inputs.model.base_url, key)
 
@@ -283,7 +283,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             official_pass=official,
             trajectory=trajectory,
             gateway_log="\n".join(gateway.log),
-            workspace=snapshot(work),
+            workspace=snapshot(work, sandbox, inputs.task_json["workdir"]),
             detail=run.stderr[-2000:],
             reason=reason,
             chat_log="\n".join(gateway.chat_log.lines),

@@ -4,20 +4,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harnesspro.config import ConfigError, RunConfig, dump_config
 from harnesspro.records import RolloutResult
-from harnesspro.rollout import write_tree
-from harnesspro.tasks.loader import folder_files
+from harnesspro.snapshot import Snapshot
+from harnesspro.snapshot import load as load_snapshot
+from harnesspro.snapshot import save as save_snapshot
 from harnesspro.tasks.splits import Splits
+
+RAY_JOB_ENV = "RAY_JOB_CONFIG_JSON_ENV_VAR"  # set by Ray for a submitted job's entrypoint
+
+
+def runs_root() -> Path:
+    """`runs/` in the current directory; inside a Ray job (`ray job submit`), whose current
+    directory is Ray's temporary copy of --working-dir, `~/harnesspro/runs` on the driver's
+    node, so the run outlives the job and a resubmitted job finds it."""
+    if os.environ.get(RAY_JOB_ENV):
+        return Path.home() / "harnesspro" / "runs"
+    return Path("runs")
 
 
 def default_run_dir(config: RunConfig) -> Path:
-    """runs/<name>-<hash of the resolved config>: the same command finds the same folder."""
+    """<runs root>/<name>-<hash of the resolved config>: the same command finds the same
+    folder."""
     digest = hashlib.sha256(dump_config(config).encode()).hexdigest()[:8]
-    return Path("runs") / f"{config.name}-{digest}"
+    return runs_root() / f"{config.name}-{digest}"
 
 
 @dataclass(frozen=True)
@@ -70,7 +84,7 @@ class RunFolder:
         (folder / "gateway.jsonl").write_text(result.gateway_log)
         (folder / "chat.jsonl").write_text(result.chat_log)
         (folder / "stderr.txt").write_text(result.detail)
-        write_tree(folder / "workspace", result.workspace)
+        save_snapshot(folder, result.workspace)
         return str(folder.relative_to(self.root))
 
     def trajectory(self, key: str) -> str:
@@ -82,6 +96,6 @@ class RunFolder:
         path = self.rollout_dir(key) / "chat.jsonl"
         return path.read_text() if path.exists() else ""
 
-    def workspace(self, key: str) -> dict[str, bytes]:
-        folder = self.rollout_dir(key) / "workspace"
-        return folder_files(folder) if folder.is_dir() else {}
+    def workspace(self, key: str) -> Snapshot:
+        """A rollout's final working directory: files, links, modes and git state."""
+        return load_snapshot(self.rollout_dir(key))

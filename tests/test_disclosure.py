@@ -16,7 +16,7 @@ from rich.console import Console
 import harnesspro
 from harnesspro.config import load_config
 from harnesspro.context import RunContext
-from harnesspro.disclosure import improver_inputs
+from harnesspro.disclosure import improver_inputs, synthesizer_inputs
 from harnesspro.editor.llm import LLMEditor
 from harnesspro.gateway.upstream import ReplayUpstream
 from harnesspro.improve import improve, search_account
@@ -24,6 +24,7 @@ from harnesspro.records import Plan, RolloutResult, RolloutSpec, Usage
 from harnesspro.runfolder import RunFolder
 from harnesspro.search.scripted import ScriptedImprover
 from harnesspro.tasks.loader import builtin_suite_dir
+from harnesspro.testsynth.facts import Reading
 from harnesspro.testsynth.offline import Check, SynthTest
 from tests.conftest import COMMANDS, tiny_config, tool_call, trajectory
 
@@ -85,7 +86,10 @@ def planted_run(folder: Path) -> RunContext:
             control = f"cat /workspace/{CONTROL}.txt"  # repeated: the evidence quotes it
             text = trajectory([control, control, *COMMANDS], output="y" * (1600 * (n == 0)))
             record(ctx, f"core{n}{attempt}", task_id, "coreset", text, attempt)
-        test = SynthTest(task_id, (Check(f"{CANARIES['synthesized']}/out.txt", "exists"),))
+        planted = f"{CANARIES['synthesized']}/out.txt"
+        test = SynthTest(
+            task_id, Reading("/workspace", (planted,)), (Check(f"exists:{planted}", "True"),)
+        )
         path = ctx.run.synth_test(task_id)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(test.to_json())
@@ -120,6 +124,8 @@ def test_no_canary_reaches_any_improver(tmp_path: Path) -> None:
         "search folder (gateway log, transcripts)": texts_under(ctx.run.root / "search"),
         "search_calls": ctx.ledger.search_calls().to_csv(),
         "diagnoses and plans": ctx.ledger.diagnoses().to_csv() + ctx.ledger.plans().to_csv(),
+        # the llm synthesizer sees one task's seed rollouts: none of the canaries either
+        "synthesizer inputs": repr(synthesizer_inputs(ctx, ctx.splits.coreset[0])),
     }
     for where, text in seen.items():
         for name, canary in CANARIES.items():

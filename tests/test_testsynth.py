@@ -61,7 +61,7 @@ def test_disagreement_falls_back_to_existence() -> None:
         "/workspace",
         [SeedRollout(a, CLEAN), SeedRollout(b, CLEAN)],
     )
-    assert [c.kind for c in test.checks] == ["exists"]
+    assert not any(c.aspect.startswith("content:") for c in test.checks)
     assert score(test, {"out.txt": b"anything"}) and not score(test, {})
 
 
@@ -88,3 +88,8 @@ def test_archives_compare_by_members_not_timestamps() -> None:
     )
     assert score(test, {"b.tar.gz": later})
     assert not score(test, {"b.tar.gz": archive(time.time(), b"y")})
+
+
+def test_a_trajectory_cut_by_a_size_cap_is_still_read() -> None:
+    cut = CLEAN[5:] + "\n" + BROKEN[:-10]  # a partial first and last line
+    assert is_clean(cut) and not is_clean(cut + "\n" + BROKEN)

@@ -3,7 +3,7 @@
 Overshoot bound: a call is refused once a cap is *reached*, so a rollout can exceed a token or
 dollar cap by at most the usage of the one call that crossed it (call caps are exact). Run-level
 caps are enforced by the driver between rollouts: at most the rollouts already in flight
-(`2 x ray.num_cpus`) can add to the total after the cap is reached.
+(the cluster's slots, or `ray.max_in_flight`) can add to the total after the cap is reached.
 """
 
 from __future__ import annotations

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from harnesspro.config import LatencyConfig
 from harnesspro.gateway.streaming import to_chunks
 from harnesspro.policies.scripted import ScriptedPolicy
 
@@ -88,16 +91,40 @@ class PrefixCache:
         return count_tokens(prompt[:shared]) // CACHE_BLOCK * CACHE_BLOCK
 
 
-class ScriptedUpstream:
-    """The scripted policy behind a provider-like envelope with prefix-cache emulation."""
+def simulated_latency(
+    latency: LatencyConfig, request: Mapping[str, Any], output_tokens: int, sampling_seed: str
+) -> float:
+    """Seconds a hosted model would take for this call: a time to first token plus the output
+    at a drawn rate. The draws are seeded by the rollout's sampling seed and the request, so the
+    same call always waits as long."""
+    digest = hashlib.sha256((sampling_seed + _prompt_text(request)).encode()).digest()
+    rng = random.Random(digest)
+    first_token = rng.uniform(*latency.first_token_s)
+    return first_token + output_tokens / rng.uniform(*latency.tokens_per_s)
 
-    def __init__(self, policy: ScriptedPolicy) -> None:
+
+class ScriptedUpstream:
+    """The scripted policy behind a provider-like envelope with prefix-cache emulation and, with
+    a latency model, a hosted model's waits (slept, so the rollout is I/O-bound)."""
+
+    def __init__(
+        self,
+        policy: ScriptedPolicy,
+        latency: LatencyConfig | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.policy = policy
+        self.latency = latency
+        self.sleep = sleep
         self.cache = PrefixCache()
 
     def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         message = self.policy.respond(request, sampling_seed)
-        return envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
+        response = envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
+        if self.latency is not None:
+            output = response["usage"]["completion_tokens"]
+            self.sleep(simulated_latency(self.latency, request, output, sampling_seed))
+        return response
 
     def stream(self, request: Mapping[str, Any], sampling_seed: str) -> Iterator[dict[str, Any]]:
         return to_chunks(self.complete(request, sampling_seed))

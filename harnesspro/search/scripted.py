@@ -14,7 +14,8 @@ Like the scripted policy, it answers only from what a model would see, the messa
   `reference_change` touches, applies the mechanism to those contents and writes them back;
   for its own idea, reads the plan's files, writes the change the plan's words describe
   (new prompt text, a new hook module and its registration), runs `run_checks`, then
-  replies with a summary.
+  replies with a summary;
+- test synthesizer (`# Role: test synthesizer`): `search/scripted_synth.py`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from harnesspro.mechanisms.catalog import CATALOG, Mechanism
 from harnesspro.planner.catalog import RELEVANCE_FLOOR, Prediction, preference
 from harnesspro.records import DIRECTIVES, Directive
 from harnesspro.search.ideas import IDEAS, wording
+from harnesspro.search.scripted_synth import synthesize_test
 
 Message = dict[str, Any]
 CHECKPOINT_AFTER = 2  # tool calls before its checkpoint notice (the smoke task makes 2+)
@@ -219,6 +221,7 @@ ROLES = {
     "# Role: trajectory analyzer": analyze,
     "# Role: evolution planner": plan,
     "# Role: harness editor": edit,
+    "# Role: test synthesizer": synthesize_test,
 }
 
 

@@ -1,51 +1,158 @@
-"""Freezing synthesized tests in the run folder and grading rollouts with them."""
+"""Freezing synthesized tests in the run folder and grading rollouts with them.
+
+`evolution.synthesizer` chooses the writer: `offline` checks (testsynth.offline) or an `llm`
+executable test (testsynth.llm), which falls back to the offline checks with a recorded
+reason when the model gives no test that runs. Every test is frozen by hash in the ledger.
+
+A task whose test has no check is *unscorable*: its test is frozen with the reason (so the
+decision is made once, at epoch 0), a console line and `reports/synth_tests.json` say so, and
+its rollouts keep no verdict, which leaves them out of every score.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.sandbox import Limits, Sandbox, make_sandbox
+from harnesspro.search.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.snapshot import Snapshot
+from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
+
+FrozenTest = SynthTest | ExecTest
 
 
 class FrozenTestChanged(RuntimeError):
     """A frozen test file no longer matches the hash recorded when it was frozen."""
 
 
+def checks_sandbox(ctx: RunContext) -> Sandbox:
+    """The sandbox synthesized tests run in: the run's backend and limits."""
+    return make_sandbox(ctx.config.sandbox.backend, Limits(memory_mb=ctx.config.sandbox.memory_mb))
+
+
+def seed_rollouts(ctx: RunContext, task_id: str) -> list[SeedRollout]:
+    """The seed's rollouts on a task, infrastructure faults left out (no work was done)."""
+    rows = ctx.ledger.rollouts()
+    rows = rows[(rows["candidate_id"] == SEED_ID) & (rows["task_id"] == task_id)]
+    keys = rows[rows["status"] != "infra_error"]["key"]
+    return [SeedRollout(ctx.run.workspace(k), ctx.run.trajectory(k)) for k in keys]
+
+
+@contextmanager
+def synthesizer_account(ctx: RunContext) -> Iterator[SearchAccount | None]:
+    """The search-cost account of the llm synthesizer (epoch 0, `search/epoch-0/`, the
+    improver model and the run's improver budget); None in offline mode."""
+    if ctx.config.evolution.synthesizer != "llm":
+        yield None
+        return
+    improver = ctx.config.evolution.improver_model
+    account = SearchAccount(
+        make_improver_upstream(improver),
+        improver,
+        improver_price(ctx.config),
+        ctx.ledger,
+        0,
+        ctx.run.root / "search" / "epoch-0",
+        ctx.config.budget.max_improver_dollars,
+        ctx.config.gateway.retry_policy(),
+    )
+    with account:
+        yield account
+
+
+def write_test(ctx: RunContext, task_id: str, account: SearchAccount | None) -> FrozenTest:
+    """One task's test: the llm's when asked for and it runs, else the offline checks."""
+    task = ctx.tasks[task_id]
+    seed = seed_rollouts(ctx, task_id)
+    sandbox = checks_sandbox(ctx)
+    if account is not None and seed:
+        # disclosure imports validation, which imports this module: import where used.
+        from harnesspro.disclosure import synthesizer_inputs
+
+        inputs = synthesizer_inputs(ctx, task_id)
+        written = synthesize_llm(inputs, [r.workspace for r in seed], account, sandbox)
+        if isinstance(written, ExecTest):
+            return written
+        ctx.console.print(
+            f"  llm synthesizer: {task_id}: {written}; using the offline checks", markup=False
+        )
+    return synthesize(task_id, task.instruction, task.workdir, seed, sandbox)
+
+
 def freeze_tests(ctx: RunContext) -> None:
     """Synthesize one test per coreset task from the seed's rollouts, once per run."""
     frozen = ctx.ledger.frozen_tests()
-    rollouts = ctx.ledger.rollouts()
-    seed_rows = rollouts[rollouts["candidate_id"] == SEED_ID]
-    for task_id in ctx.splits.coreset:
-        if task_id in frozen:
-            continue
-        task = ctx.tasks[task_id]
-        keys = seed_rows[seed_rows["task_id"] == task_id]["key"]
-        seed = [SeedRollout(ctx.run.workspace(k), ctx.run.trajectory(k)) for k in keys]
-        test = synthesize(task_id, task.instruction, task.workdir, seed)
-        path = ctx.run.synth_test(task_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(test.to_json())
-        ctx.ledger.freeze_test(task_id, test.sha256, str(path.relative_to(ctx.run.root)))
+    todo = [t for t in ctx.splits.coreset if t not in frozen]
+    with synthesizer_account(ctx) as account:
+        for task_id in todo:
+            test = write_test(ctx, task_id, account)
+            path = ctx.run.synth_test(task_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(test.to_json())
+            ctx.ledger.freeze_test(task_id, test.sha256, str(path.relative_to(ctx.run.root)))
+            if test.unscorable:
+                ctx.console.print(f"  unscorable: {task_id}: {test.unscorable}", markup=False)
+    write_summary(ctx)
 
 
-def load_frozen(ctx: RunContext) -> dict[str, SynthTest]:
+def parse_test(text: str) -> FrozenTest:
+    """A frozen test from its JSON, by its `mode`."""
+    if json.loads(text).get("mode") == "llm":
+        return ExecTest.from_json(text)
+    return SynthTest.from_json(text)
+
+
+def load_frozen(ctx: RunContext) -> dict[str, FrozenTest]:
     """The frozen tests, each checked against its recorded hash."""
     tests = {}
     for task_id, (digest, rel) in ctx.ledger.frozen_tests().items():
-        test = SynthTest.from_json((ctx.run.root / rel).read_text())
+        test = parse_test((ctx.run.root / rel).read_text())
         if test.sha256 != digest:
             raise FrozenTestChanged(f"{ctx.run.root / rel}: changed after it was frozen.")
         tests[task_id] = test
     return tests
 
 
-def score_pending(ctx: RunContext) -> None:
-    """Grade every rollout that has no verdict yet with its task's frozen test."""
+def summary(test: FrozenTest) -> dict[str, object]:
+    """One frozen test in the report: its mode, what it checks, why it cannot score."""
+    if isinstance(test, ExecTest):
+        return {"mode": "llm", "kind": test.kind, "seed_verdicts": list(test.seed_verdicts)}
+    return {"mode": "offline", "checks": len(test.checks), "unscorable": test.unscorable}
+
+
+def write_summary(ctx: RunContext) -> None:
+    """reports/synth_tests.json: every frozen test's mode and checks, and the unscorable
+    tasks (left out of scoring) with their reasons."""
     tests = load_frozen(ctx)
+    body = {
+        "tests": {t: summary(test) for t, test in sorted(tests.items())},
+        "unscorable": {t: test.unscorable for t, test in sorted(tests.items()) if test.unscorable},
+    }
+    folder = ctx.run.reports()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "synth_tests.json").write_text(json.dumps(body, indent=2) + "\n")
+
+
+def grade(test: FrozenTest, snapshot: Snapshot, sandbox: Sandbox) -> bool:
+    """A rollout's verdict by its task's frozen test."""
+    if isinstance(test, ExecTest):
+        return passes(test, snapshot, sandbox)
+    return score(test, snapshot, sandbox)
+
+
+def score_pending(ctx: RunContext) -> None:
+    """Grade every rollout that has no verdict yet with its task's frozen test; rollouts of
+    unscorable tasks keep none."""
+    tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
     rollouts = ctx.ledger.rollouts()
     pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests))]
+    sandbox = checks_sandbox(ctx)
     verdicts = {
-        key: score(tests[task_id], ctx.run.workspace(key))
+        key: grade(tests[task_id], ctx.run.workspace(key), sandbox)
         for key, task_id in zip(pending["key"], pending["task_id"], strict=True)
     }
     ctx.ledger.set_passes(verdicts)

@@ -1,27 +1,29 @@
-"""Test synthesis without ground truth, and the frozen-test scorer.
+"""Offline test synthesis: checks voted by the seed's clean rollouts.
 
-The offline heuristic writes one test per task from the instruction and the seed harness's G
-rollouts only: every working-directory path the instruction names must end up with the
-content the seed rollouts agreed on, or at least exist when they did not agree. Only *clean*
-rollouts vote when there are any: those whose trajectory shows no failed command that was
-never retried (a retry = a later command with the same arguments). Official tests and
-reference solutions are never read here.
+One test per task, from its instruction and the seed harness's G rollouts only (official tests
+and reference solutions are never read). The instruction says which aspects are checkable
+(`facts.read_instruction`: the paths and commands it names, whether it fixes exact text, row
+order or file modes); each seed rollout's snapshot gives every aspect a value (`facts`), and
+an aspect becomes a check when a strict majority of the *clean* rollouts agree on its value
+(those whose trajectory shows no failed command that was never retried; a retry = a later
+command with the same arguments), or, where the clean ones split, a strict majority of all
+the seed's rollouts. Paths the instruction asks to write, create or save must exist, whatever
+the votes. A task with no check
+is *unscorable*: it is left out of scoring with the reason, never passed vacuously.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import json
-import re
-import tarfile
-import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
-PATH_RE = re.compile(r"`(/[^`\s]+)`")
+from harnesspro.sandbox import Sandbox
+from harnesspro.testsynth.facts import Reading, read_instruction, snapshot_facts
+from harnesspro.testsynth.formats import Strictness
+
 FAILURE_MARKERS = ("command not found", "Traceback (most recent call last)", "syntax error")
 
 
@@ -42,9 +44,18 @@ def _failed(event: Mapping[str, object]) -> bool:
     return any(marker in str(event.get("output")) for marker in FAILURE_MARKERS)
 
 
+def _event(line: str) -> dict[str, object] | None:
+    """A trajectory line as an event; None for a line cut by a size cap or not an object."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
 def is_clean(trajectory: str) -> bool:
     """No failed command was left without a retry (a later command with the same arguments)."""
-    events = [json.loads(line) for line in trajectory.splitlines() if line.strip()]
+    events = [e for e in map(_event, trajectory.splitlines()) if e is not None]
     commands: list[str] = []
     failed: list[int] = []
     for event in events:
@@ -58,99 +69,119 @@ def is_clean(trajectory: str) -> bool:
     )
 
 
+ABSENT = (("kind", "absent"), ("exists", "False"))
+"""Votes that a path the instruction asks for is missing: the instruction wins."""
+
+
 @dataclass(frozen=True)
 class Check:
-    path: str
-    kind: str  # sha256 | exists
-    value: str = ""
+    """The fact `aspect` must have this value."""
+
+    aspect: str
+    value: str
 
 
 @dataclass(frozen=True)
 class SynthTest:
-    """A frozen test: checks over a rollout's final working directory."""
+    """A frozen offline test: checks over facts of a rollout's final working directory."""
 
     task_id: str
+    reading: Reading
     checks: tuple[Check, ...]
+    unscorable: str = ""
+    """Why no check could be derived ('' when the task is scorable)."""
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True)
+        return json.dumps({"mode": "offline", **asdict(self)}, indent=2, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> SynthTest:
         data = json.loads(text)
-        return cls(data["task_id"], tuple(Check(**c) for c in data["checks"]))
+        reading = dict(data["reading"])
+        reading["strict"] = Strictness(**reading["strict"])
+        for name in ("paths", "outputs", "free_rows", "commands", "names"):
+            reading[name] = tuple(reading[name])
+        return cls(
+            data["task_id"],
+            Reading(**reading),
+            tuple(Check(**c) for c in data["checks"]),
+            data.get("unscorable", ""),
+        )
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.to_json().encode()).hexdigest()
 
 
-def _semantic_bytes(name: str, data: bytes) -> bytes:
-    """Archives compare by their members, not their bytes (which embed timestamps)."""
-    try:
-        if name.endswith((".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")):
-            with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-                members = sorted(tar.getmembers(), key=lambda m: m.name)
-                parts = [
-                    m.name.encode() + b"\0" + (tar.extractfile(m) or io.BytesIO()).read()
-                    for m in members
-                    if m.isfile()
-                ]
-            return b"\1".join(parts)
-        if name.endswith(".gz"):
-            return gzip.decompress(data)
-        if name.endswith(".zip"):
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                return b"\1".join(
-                    n.encode() + b"\0" + archive.read(n) for n in sorted(archive.namelist())
-                )
-    except (tarfile.TarError, OSError, zipfile.BadZipFile, EOFError):
-        pass  # not a readable archive: compare raw bytes
-    return data
-
-
-def _content_key(snapshot: Mapping[str, bytes], rel: str) -> str | None:
-    """Digest of a file, or of every file under a directory; None when absent."""
-    if rel in snapshot:
-        return hashlib.sha256(_semantic_bytes(rel, snapshot[rel])).hexdigest()
-    inside = sorted(k for k in snapshot if k.startswith(rel.rstrip("/") + "/"))
-    if not inside:
-        return None
-    digest = hashlib.sha256()
-    for name in inside:
-        digest.update(name.encode() + b"\0" + _semantic_bytes(name, snapshot[name]))
-    return digest.hexdigest()
-
-
 def named_paths(instruction: str, workdir: str) -> list[str]:
     """Working-directory paths the instruction names, relative to the working directory."""
-    root = workdir.rstrip("/") + "/"
-    found = [p[len(root) :] for p in PATH_RE.findall(instruction) if p.startswith(root)]
-    return sorted(set(found))
+    return list(read_instruction(instruction, workdir).paths)
+
+
+def _majority(facts: Sequence[Mapping[str, str]], aspect: str) -> str | None:
+    """The value a strict majority of `facts` give `aspect`, if any."""
+    if not facts:
+        return None
+    value, votes = Counter(f.get(aspect) for f in facts).most_common(1)[0]
+    return value if votes * 2 > len(facts) else None
+
+
+def vote(
+    clean: Sequence[Mapping[str, str]], every: Sequence[Mapping[str, str]]
+) -> tuple[Check, ...]:
+    """Checks for the aspects on which a strict majority of the clean rollouts agree, or,
+    where they split, a strict majority of all the seed's rollouts."""
+    aspects = sorted({a for f in every for a in f})
+    checks = []
+    for aspect in aspects:
+        value = _majority(clean, aspect) or _majority(every, aspect)
+        if value is not None:
+            checks.append(Check(aspect, value))
+    return tuple(checks)
 
 
 def synthesize(
-    task_id: str, instruction: str, workdir: str, seed: Sequence[SeedRollout]
+    task_id: str,
+    instruction: str,
+    workdir: str,
+    seed: Sequence[SeedRollout],
+    sandbox: Sandbox | None = None,
 ) -> SynthTest:
-    """Build the frozen test of one task from its instruction and the seed's rollouts."""
-    voters = [r for r in seed if is_clean(r.trajectory)] or list(seed)
-    checks = []
-    for rel in named_paths(instruction, workdir):
-        keys = [_content_key(r.workspace, rel) for r in voters]
-        present = [k for k in keys if k is not None]
-        if not present:
-            checks.append(Check(rel, "exists"))
-            continue
-        value, votes = Counter(present).most_common(1)[0]
-        agreed = votes * 2 > len(voters)
-        checks.append(Check(rel, "sha256", value) if agreed else Check(rel, "exists"))
-    return SynthTest(task_id, tuple(checks))
+    """Build the frozen test of one task from its instruction and the seed's rollouts.
+
+    Commands the instruction names are run with `sandbox` (without one they are not checked).
+    """
+    reading = read_instruction(instruction, workdir)
+    if sandbox is None:
+        reading = replace(reading, commands=())
+    facts = [snapshot_facts(r.workspace, reading, sandbox) for r in seed]
+    clean = [f for f, r in zip(facts, seed, strict=True) if is_clean(r.trajectory)]
+    stated = {Check(f"exists:{rel}", "True") for rel in reading.outputs}
+    absent = {Check(f"{k}:{rel}", v) for rel in reading.outputs for k, v in ABSENT}
+    checks = tuple(sorted(set(vote(clean, facts)) - absent | stated, key=lambda c: c.aspect))
+    reason = ""
+    if not seed:
+        checks, reason = (), "the seed has no rollouts on this task to derive a check from"
+    elif not checks and not any(facts):
+        reason = (
+            f"the instruction names no path under {workdir} and no complete command, and "
+            "no seed rollout left a git repository"
+        )
+    elif not checks:
+        reason = f"the seed's {len(seed)} rollouts agree on no checkable aspect"
+    return SynthTest(task_id, reading, checks, reason)
 
 
-def score(test: SynthTest, snapshot: Mapping[str, bytes]) -> bool:
-    """Whether a rollout's final working directory passes the frozen test."""
-    for check in test.checks:
-        key = _content_key(snapshot, check.path)
-        if key is None or (check.kind == "sha256" and key != check.value):
-            return False
-    return True
+def failures(
+    test: SynthTest, snapshot: Mapping[str, bytes], sandbox: Sandbox | None = None
+) -> list[Check]:
+    """The checks a rollout's final working directory fails."""
+    wanted = [c.aspect for c in test.checks]
+    facts = snapshot_facts(snapshot, test.reading, sandbox, wanted)
+    return [c for c in test.checks if facts.get(c.aspect) != c.value]
+
+
+def score(test: SynthTest, snapshot: Mapping[str, bytes], sandbox: Sandbox | None = None) -> bool:
+    """Whether a rollout's final working directory passes the frozen test (an unscorable
+    test passes nothing)."""
+    return bool(test.checks) and not test.unscorable and not failures(test, snapshot, sandbox)

@@ -1,0 +1,206 @@
+"""The offline synthesizer accepts a varied but correct output, rejects a wrong value, never
+passes a task vacuously, and reports tasks it cannot check as unscorable."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harnesspro.config import load_config
+from harnesspro.context import RunContext
+from harnesspro.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.rollout import write_tree
+from harnesspro.runfolder import RunFolder
+from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.snapshot import Snapshot, take
+from harnesspro.tasks.loader import builtin_suite_dir, load_suite, reference_steps, workspace_files
+from harnesspro.testsynth.facts import read_instruction
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
+from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
+from tests.conftest import tiny_config
+
+REPORT = (
+    "Write `/workspace/report.json` (an object with the keys `total` and `regions`), "
+    "`/workspace/regions.csv` with the header `region,revenue` (the lines in any order) "
+    "and `/workspace/notes.txt`."
+)
+SEED = {
+    "report.json": b'{"total": 30, "regions": {"North": 10, "South": 20}}\n',
+    "regions.csv": b"region,revenue\nNorth,10\nSouth,20\n",
+    "notes.txt": b"two regions\nall paid\n",
+}
+
+
+def synth(instruction: str, workspace: dict[str, bytes], n: int = 3) -> SynthTest:
+    return synthesize("t", instruction, "/workspace", [SeedRollout(workspace, "")] * n)
+
+
+def test_reformatted_correct_output_passes_and_a_wrong_value_fails() -> None:
+    test = synth(REPORT, SEED)
+    reformatted = {
+        # other key order, indentation and line endings: the same JSON object
+        "report.json": b'{\r\n  "regions": {"South": 20, "North": 10},\r\n  "total": 30\r\n}',
+        # the instruction leaves the row order free; cells padded with spaces
+        "regions.csv": b"region , revenue\r\nSouth,20\r\nNorth, 10\r\n",
+        # trailing whitespace and no final newline
+        "notes.txt": b"two regions   \nall paid",
+    }
+    assert score(test, reformatted)
+    wrong = dict(reformatted, **{"regions.csv": b"region,revenue\nSouth,21\nNorth,10\n"})
+    assert not score(test, wrong)
+    assert not score(test, dict(reformatted, **{"report.json": b'{"total": 31, "regions": {}}'}))
+    swapped = dict(reformatted, **{"notes.txt": b"all paid\ntwo regions\n"})
+    assert not score(test, swapped)  # text lines keep their order unless it is free
+
+
+def test_exact_text_when_the_instruction_fixes_it() -> None:
+    instruction = "Write `/workspace/out.txt`; every line ends with a newline, single spaces."
+    test = synth(instruction, {"out.txt": b"a 1\nb 2\n"})
+    assert score(test, {"out.txt": b"a 1\nb 2\n"})
+    assert not score(test, {"out.txt": b"a 1\nb 2"})  # the instruction fixed the newline
+    assert not score(test, {"out.txt": b"b 2\na 1\n"})  # and says nothing about free order
+
+
+def test_python_compares_by_syntax_tree() -> None:
+    test = synth("Fix `/workspace/tool.py`.", {"tool.py": b"def f(x):\n    return x + 1\n"})
+    assert score(test, {"tool.py": b"# fixed\ndef f(x):  return (x + 1)\n"})
+    assert not score(test, {"tool.py": b"def f(x):\n    return x + 2\n"})
+
+
+def test_a_path_the_instruction_asks_for_must_exist_whatever_the_votes() -> None:
+    instruction = "Write `/workspace/report.json` from `/workspace/in.txt`."
+    test = synth(instruction, {"in.txt": b"x"})  # no seed rollout wrote it
+    assert not score(test, {"in.txt": b"x"})
+    assert score(test, {"in.txt": b"x", "report.json": b"{}"})
+
+
+def test_unscorable_task_has_a_reason_and_passes_nothing() -> None:
+    test = synth("Make the program faster.", {"main.py": b"print(1)\n"})
+    assert test.checks == () and "names no path" in test.unscorable
+    assert not score(test, {"main.py": b"print(1)\n"})
+    assert SynthTest.from_json(test.to_json()) == test
+    empty = synthesize("t", "Write `/workspace/a.txt`.", "/workspace", [])
+    assert "no rollouts" in empty.unscorable and not score(empty, {"a.txt": b"x"})
+
+
+def test_named_commands_run_in_the_sandbox_and_cannot_be_faked_outside_it() -> None:
+    instruction = "Fix `/workspace/calc.py`; its check `python3 /workspace/check.py` fails."
+    check = b"import calc, sys\nsys.exit(0 if calc.add(2, 2) == 4 else 1)\n"
+    good = {"calc.py": b"def add(a, b):\n    return a + b\n", "check.py": check}
+    test = synthesize("t", instruction, "/workspace", [SeedRollout(good, "")] * 3, Bubblewrap())
+    exit_check = "exit:python3 /workspace/check.py"
+    assert (exit_check, "0") in [(c.aspect, c.value) for c in test.checks]
+    assert score(test, good, Bubblewrap())
+    # A fake that would pass if run by the driver: it writes outside the working directory
+    # and exits 0; in the sandbox the write fails and the content checks still catch it.
+    escape = b"open('/tmp/../../hp-escape', 'w')\ndef add(a, b):\n    return a + b\n"
+    assert not score(test, {**good, "calc.py": escape}, Bubblewrap())
+    assert not Path("/hp-escape").exists()
+    broken = {**good, "calc.py": b"def add(a, b):\n    return a - b\n"}
+    assert not score(test, broken, Bubblewrap())
+
+
+def test_symlinks_and_modes_are_checked() -> None:
+    instruction = (
+        "Create the symbolic link `/workspace/current` and set the mode of `/workspace/run`."
+    )
+    right = Snapshot({"run": b"#!/bin/sh\n"}, {"current": "releases/2"}, {"run": 0o755})
+    test = synth(instruction, right)
+    assert score(test, right)
+    assert not score(
+        test, Snapshot({"run": b"#!/bin/sh\n"}, {"current": "releases/1"}, {"run": 0o755})
+    )
+    assert not score(
+        test, Snapshot({"run": b"#!/bin/sh\n"}, {"current": "releases/2"}, {"run": 0o644})
+    )
+
+
+BUILTIN = load_suite("builtin")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", BUILTIN, ids=[t.id for t in BUILTIN])
+def test_no_builtin_task_passes_vacuously(task: object) -> None:
+    """Seeds that did the reference work give a test the reference passes and doing nothing
+    fails (every built-in task is scorable)."""
+    from harnesspro.records import Task
+
+    assert isinstance(task, Task)
+    sandbox = Bubblewrap()
+    with tempfile.TemporaryDirectory() as tmp:
+        idle = write_tree(Path(tmp) / "idle", workspace_files(task))
+        done = write_tree(Path(tmp) / "done", workspace_files(task))
+        for step in reference_steps(task):
+            sandbox.run(
+                ["bash", "-c", step], [Mount(done, task.workdir, True)], {}, task.workdir, 60
+            )
+        idle_snap = take(idle, sandbox, task.workdir)
+        done_snap = take(done, sandbox, task.workdir)
+    seed = [SeedRollout(done_snap, "")] * 3
+    test = synthesize(task.id, task.instruction, task.workdir, seed, sandbox)
+    assert not test.unscorable, test.unscorable
+    assert score(test, done_snap, sandbox)
+    assert not score(test, idle_snap, sandbox), json.dumps([c.aspect for c in test.checks])
+
+
+def test_instruction_reading_of_a_builtin_task() -> None:
+    """Hand-read: what `release_symlinks` makes checkable."""
+    task = next(t for t in BUILTIN if t.id == "release_symlinks")
+    reading = read_instruction(task.instruction, task.workdir)
+    assert reading.outputs == ("bin", "current") and reading.modes
+    assert not reading.strict.rows_free and reading.commands == ()
+
+
+def test_an_unscorable_task_is_reported_and_left_out_of_scoring(tmp_path: Path) -> None:
+    """At the run level: console line, frozen reason, report, and no verdict on its rollouts
+    (so it counts in no score), while a scorable task is graded."""
+    suite = tmp_path / "suite"
+    for source in sorted(builtin_suite_dir().iterdir())[:6]:
+        shutil.copytree(source, suite / source.name)
+    config = tiny_config(tmp_path, tasks={"suite": str(suite)})
+    console = Console(record=True, width=200)
+    ctx = RunContext.open(load_config(config), RunFolder(tmp_path / "run"), console)
+    ctx.seed()
+    vague, plain = ctx.splits.coreset[:2]
+    ctx = replace(
+        ctx, tasks={**ctx.tasks, vague: replace(ctx.tasks[vague], instruction="Tidy up.")}
+    )
+    for task_id in (vague, plain):
+        for attempt in (0, 1):
+            key = f"{task_id}-{attempt}"
+            result = RolloutResult(key, "ok", Usage(), 0.01, 1.0, 1, True, "", "", {"x": b"1"})
+            artifacts = ctx.run.save_rollout(result)
+            spec = RolloutSpec(key, "c000", task_id, attempt, 0)
+            ctx.ledger.record_rollout(spec, result, artifacts, "coreset")
+    ctx = replace(ctx, splits=replace(ctx.splits, coreset=(vague, plain)))
+    freeze_tests(ctx)
+    score_pending(ctx)
+    passes = ctx.ledger.rollouts().set_index("key")["pass"]
+    assert passes[[f"{vague}-0", f"{vague}-1"]].isna().all()
+    assert passes[[f"{plain}-0", f"{plain}-1"]].notna().all()
+    assert f"unscorable: {vague}: the instruction names no path" in console.export_text()
+    report = json.loads((ctx.run.reports() / "synth_tests.json").read_text())
+    assert list(report["unscorable"]) == [vague]
+
+
+def test_a_script_in_another_language_passes_when_it_behaves_the_same() -> None:
+    instruction = (
+        "Create an executable script `/workspace/greet` (any language) that greets loudly. "
+        "Then save the standard output of `/workspace/greet --loud` to `/workspace/out.txt`."
+    )
+
+    def workspace(script: bytes, out: bytes) -> Snapshot:
+        return Snapshot({"greet": script, "out.txt": out}, modes={"greet": 0o755})
+
+    seed = workspace(b"#!/bin/bash\necho HI\n", b"HI\n")
+    sandbox = Bubblewrap()
+    test = synthesize("t", instruction, "/workspace", [SeedRollout(seed, "")] * 3, sandbox)
+    python = workspace(b"#!/usr/bin/env python3\nprint('HI')\n", b"HI\n")
+    assert score(test, python, sandbox)
+    assert not score(test, workspace(b"#!/bin/bash\necho HO\n", b"HI\n"), sandbox)
