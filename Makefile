@@ -31,6 +31,7 @@ lint: setup $(DEV)
 	$(VENV)/bin/mypy harnesspro
 
 test: lint
+	@sh scripts/install_chromium.sh
 	$(PY) -m pytest -q
 
 clean:

@@ -38,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run_dir", type=Path)
     export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
     export.add_argument("--out", required=True, type=Path)
+    dashboard = sub.add_parser("dashboard", help="a run's HTML dashboard, or the runs index")
+    dashboard.add_argument("run_dir", type=Path, nargs="?")
+    dashboard.add_argument("--out", type=Path, help="default: RUN/dashboard.html")
+    dashboard.add_argument(
+        "--index", type=Path, metavar="RUNS", help="write dashboards/index.html over RUNS/*"
+    )
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
@@ -111,6 +117,7 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
     last = run_dir / "reports" / f"epoch-{profiles[0].epoch}"
     console.print(f"Pareto front: {last / 'pareto.html'}")
     console.print(f"cost report:  {last / 'costs.csv'}")
+    console.print(f"dashboard:    {run_dir / 'dashboard.html'}")
     return 0
 
 
@@ -145,19 +152,38 @@ def cmd_profiles(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
-    from harnesspro.harness.repo import HarnessRepo
+    from harnesspro.export import export_profile
+    from harnesspro.reports.rundata import load_run
 
     profile = next((p for p in load_profiles(args.run_dir) if p.mode == args.profile), None)
     if profile is None:
         raise RunNotFound(f"{args.run_dir}: no '{args.profile}' profile in the last epoch.")
-    if args.out.exists() and any(args.out.iterdir()):
+    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
-    HarnessRepo(args.run_dir / "harness", args.run_dir / "worktrees").export(
-        profile.commit, args.out
-    )
+    data = load_run(args.run_dir)
+    seed = data.candidates[data.candidates["id"] == "c000"]["commit"]
+    export_profile(data, profile, args.out, None if seed.empty else str(seed.iloc[0]))
     console.print(
-        f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}"
+        f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}: "
+        "the harness, README.md (how to run it standalone) and provenance.json",
+        markup=False,
     )
+    return 0
+
+
+def cmd_dashboard(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.reports.dashboard import write_dashboard
+    from harnesspro.reports.index import write_index
+
+    if (args.run_dir is None) == (args.index is None):
+        raise ConfigError("dashboard: pass a run folder, or --index RUNS (one of the two).")
+    if args.index is not None:
+        if not args.index.is_dir():
+            raise ConfigError(f"--index {args.index}: not a directory; pass the runs/ folder.")
+        path = write_index(args.index, args.out or Path("dashboards") / "index.html")
+    else:
+        path = write_dashboard(args.run_dir, args.out)
+    console.print(f"wrote {path}", markup=False)
     return 0
 
 
@@ -252,6 +278,7 @@ COMMANDS = {
     "profiles": cmd_profiles,
     "export": cmd_export,
     "eval": cmd_eval,
+    "dashboard": cmd_dashboard,
     "harness": cmd_harness,
     "rollout": cmd_rollout,
     "export-trajectories": cmd_export_trajectories,

@@ -16,9 +16,11 @@ from harnesspro.lessons import file_epoch
 from harnesspro.metrics import scored, search_rollouts
 from harnesspro.refresh import refresh_coreset
 from harnesspro.reports import agreement, budget, levers
+from harnesspro.reports.costs import write_run_costs
+from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, write_final
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, share
 from harnesspro.search.account import describe_search_costs, write_search_costs
 from harnesspro.selection import Selected, recorded, select
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
@@ -75,6 +77,7 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     write_epoch_reports(ctx, selected, spread, held)
     run_reports(ctx)
     ctx.ledger.finish_epoch(epoch, selected.hypervolume)
+    write_dashboard(ctx.run.root)  # RUN/dashboard.html, rebuilt at the end of every epoch
     scores = ctx.scores()
     for mode, cid in selected.picks.items():
         s, u, v = scores[cid], spread[cid], held.get(cid)
@@ -82,7 +85,7 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
         ctx.console.print(
             f"  epoch {epoch} {mode:>6}: {cid} pass {s.pass_rate:.1%} "
             f"[{u.pass_rate_ci[0]:.0%}, {u.pass_rate_ci[1]:.0%}] {dollars(s.cost_per_task)}/task, "
-            f"P(non-dominated) {u.p_nondominated:.2f}{valid}"
+            f"P(non-dominated) {share(u.p_nondominated)}{valid}"
         )
     return selected
 
@@ -156,9 +159,12 @@ def run_reports(ctx: RunContext) -> list[str]:
         ctx.config.evaluation.max_rollouts,
         ctx.ledger.meta("stopped"),
         ctx.config.budget.max_target_dollars,
+        ctx.ledger.search_calls(),
+        ctx.config.budget.max_improver_dollars,
     )
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())
+    write_run_costs(rollouts, ctx.ledger.search_calls(), ctx.run.reports())
     coverage = levers.write_lever_reports(
         rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
     )
@@ -184,6 +190,7 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
     for line in run_reports(ctx):
         ctx.console.print(line, markup=False)
+    ctx.console.print(f"dashboard: {write_dashboard(ctx.run.root)}", markup=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -203,15 +204,20 @@ def record_effects(ctx: RunContext, epoch: int) -> None:
         effect = measure(plan, diff, pairs.unit, confounders)
         ctx.ledger.record_effect(epoch, parent, plan.directive, effect)
         held = check_prediction(plan, scores[parent], scores[child])[2]
+        # An unpriced model's cost change is unknown, and so is whether the prediction held.
+        unknown = math.isnan(scores[child].cost_per_task) or math.isnan(
+            scores[parent].cost_per_task
+        )
+        prediction = "unknown (cost unknown)" if unknown else "held" if held else "missed"
         ctx.repo.annotate(
             ctx.candidates()[str(child)].commit,
             f"measured ({plan.directive}: {plan.mechanism}): {effect.why} -> {effect.verdict}; "
-            f"prediction {'held' if held else 'missed'}",
+            f"prediction {prediction}",
         )
         ctx.console.print(
             f"  check {child} ({plan.mechanism}): pass {effect.d_pass:+.3f} "
             f"(predicted {plan.predicted_pass:+.3f}), cost {_pct(effect.d_cost)} "
             f"(predicted {plan.predicted_cost:+.1%}) -> {effect.verdict} ({effect.why}); "
-            f"prediction {'held' if held else 'missed'}",
+            f"prediction {prediction}",
             markup=False,
         )

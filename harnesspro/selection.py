@@ -10,6 +10,9 @@ from harnesspro import pareto
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.records import Score
 
+HV_REF_KEY = "hypervolume_ref_cost"
+"""Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""
+
 
 class SeedUnscored(RuntimeError):
     """The seed has no scored coreset rollout, so there is no PR(H0) to filter against."""
@@ -90,9 +93,19 @@ def select(ctx: RunContext, epoch: int) -> Selected:
     ]
     ctx.ledger.record_selection(epoch, rows)
     pr, cost = [p for p, _ in points.values()], [c for _, c in points.values()]
-    # Reference point: nothing passes, at twice the dearest cost seen.
-    hv = pareto.hypervolume(pr, cost, ref_cost=2 * max(cost))
+    hv = pareto.hypervolume(pr, cost, ref_cost=reference_cost(ctx, cost))
     return Selected(epoch, choice.picks, set(choice.survivors), hv)
+
+
+def reference_cost(ctx: RunContext, cost: list[float]) -> float:
+    """The hypervolume reference point's cost: nothing passes, at twice the dearest cost seen
+    at epoch 0 (the seed's). Fixed then and kept in the ledger, so every epoch's hypervolume
+    is measured against the same point and the figures compare."""
+    stored = ctx.ledger.meta(HV_REF_KEY)
+    if stored is None:
+        stored = repr(2 * max(cost))
+        ctx.ledger.set_meta(HV_REF_KEY, stored)
+    return float(stored)
 
 
 def recorded(ctx: RunContext, epoch: int) -> Selected:

@@ -48,6 +48,24 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def finished_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
+    """A finished one-epoch tiny run with its held-out evaluation, shared by the end-to-end,
+    report, dashboard and export tests (read-only for them)."""
+    from harnesspro.cli import main
+
+    folder = tmp_path_factory.mktemp("e2e")
+    # Small validation and held-out evaluations keep this fast; test_evaluate.py checks them.
+    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 2}
+    config = tiny_config(folder, evaluation=evaluation)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>
+        assert main(["evolve", "--config", "tiny.yaml"]) == 0
+    (run_dir,) = (folder / "runs").iterdir()
+    assert run_dir.name.startswith("tiny-") and config.exists()
+    return run_dir
+
+
 @pytest.fixture
 def scripted_model() -> ModelConfig:
     return ModelConfig()

@@ -11,21 +11,6 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from tests.conftest import tiny_config
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
-    folder = tmp_path_factory.mktemp("e2e")
-    # Small validation and held-out evaluations keep this fast; test_evaluate.py checks them.
-    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 2}
-    config = tiny_config(folder, evaluation=evaluation)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>
-        assert main(["evolve", "--config", "tiny.yaml"]) == 0
-    (run_dir,) = (folder / "runs").iterdir()
-    assert run_dir.name.startswith("tiny-") and config.exists()
-    return run_dir
 
 
 def rows(run_dir: Path, sql: str) -> list[tuple[object, ...]]:
@@ -92,8 +77,9 @@ def test_profiles_json_and_export(
         check=True,
     ).stdout.split()
     exported = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert exported == sorted(listed)
-    for name in listed:
+    # The commit's tree, plus the export's README and provenance (test_export.py reads them).
+    assert exported == sorted([*listed, "README.md", "provenance.json"])
+    for name in set(listed) - {"harness.toml"}:  # harness.toml is renamed after the profile
         blob = subprocess.run(
             ["git", "show", f"{heavy['commit']}:{name}"],
             cwd=finished_run / "harness",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -19,16 +19,30 @@ class Spend:
 
     name: str
     cap: float | None  # None = uncapped
-    spent: float
+    spent: float | None  # None = unknown (an unpriced model), never 0
+
+
+@dataclass(frozen=True)
+class EpochSpend:
+    """What one epoch of the search spent, and the running totals up to it."""
+
+    epoch: int
+    rollouts: int
+    target_dollars: float | None
+    improver_dollars: float | None
+    cumulative_rollouts: int
+    cumulative_target_dollars: float | None
+    cumulative_improver_dollars: float | None
 
 
 @dataclass(frozen=True)
 class BudgetReport:
     search: tuple[Spend, ...]
     final_rollouts: int
-    final_dollars: float
+    final_dollars: float | None
     stopped: str | None
     """Why the search stopped before its last epoch, or None when it ran them all."""
+    epochs: tuple[EpochSpend, ...] = field(default=())
 
 
 def budget_report(
@@ -36,30 +50,64 @@ def budget_report(
     max_rollouts: int | None,
     stopped: str | None,
     max_target_dollars: float | None = None,
+    search_calls: pd.DataFrame | None = None,
+    max_improver_dollars: float | None = None,
 ) -> BudgetReport:
-    """Spend from the ledger's rollouts; every recorded rollout counts, infra faults too."""
+    """Spend from the ledger's rollouts and improver calls; every recorded rollout counts,
+    infra faults too."""
     search, final = search_rollouts(rollouts), on_split(rollouts, "test")
+    calls = search_calls if search_calls is not None else pd.DataFrame(columns=["epoch", "cost"])
+    spends = [
+        Spend("rollouts", max_rollouts, float(len(search))),
+        Spend("target_dollars", max_target_dollars, _dollars(search["cost"])),
+    ]
+    if not calls.empty or max_improver_dollars is not None:  # else: no improver account
+        spends.append(Spend("improver_dollars", max_improver_dollars, _dollars(calls["cost"])))
     return BudgetReport(
-        search=(
-            Spend("rollouts", max_rollouts, float(len(search))),
-            Spend("target_dollars", max_target_dollars, _dollars(search["cost"])),
-        ),
+        search=tuple(spends),
         final_rollouts=len(final),
         final_dollars=_dollars(final["cost"]),
         stopped=stopped,
+        epochs=per_epoch(search, calls),
     )
 
 
-def _dollars(costs: pd.Series) -> float:
-    """The sum, or NaN (unknown) when any rollout's cost is unknown (an unpriced model)."""
-    return float(costs.sum()) if costs.notna().all() else math.nan
+def per_epoch(search: pd.DataFrame, calls: pd.DataFrame) -> tuple[EpochSpend, ...]:
+    """The search's spend by epoch with running totals (unknown stays unknown from there on)."""
+    out: list[EpochSpend] = []
+    total_rollouts = 0
+    total_target: float | None = 0.0
+    total_improver: float | None = 0.0
+    for epoch in sorted({int(e) for e in [*search["epoch"], *calls["epoch"]]}):
+        mine = search[search["epoch"] == epoch]
+        target = _dollars(mine["cost"])
+        improver = _dollars(calls[calls["epoch"] == epoch]["cost"])
+        total_rollouts += len(mine)
+        total_target = _plus(total_target, target)
+        total_improver = _plus(total_improver, improver)
+        out.append(
+            EpochSpend(
+                epoch, len(mine), target, improver, total_rollouts, total_target, total_improver
+            )
+        )
+    return tuple(out)
+
+
+def _plus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
+def _dollars(costs: pd.Series) -> float | None:
+    """The sum, or None (unknown) when any cost is unknown (an unpriced model)."""
+    return float(costs.sum()) if costs.notna().all() else None
 
 
 def write_budget(report: BudgetReport, folder: Path) -> Path:
     """reports/budget.json."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "budget.json"
-    path.write_text(json.dumps(asdict(report), indent=2) + "\n")
+    # allow_nan=False: a NaN slipping in fails here instead of writing invalid JSON.
+    path.write_text(json.dumps(asdict(report), indent=2, allow_nan=False) + "\n")
     return path
 
 
@@ -92,4 +140,5 @@ def load_lines(run_dir: Path) -> list[str]:
         return []
     data = json.loads(path.read_text())
     search = tuple(Spend(**s) for s in data.pop("search"))
-    return describe(BudgetReport(search=search, **data))
+    epochs = tuple(EpochSpend(**e) for e in data.pop("epochs", []))
+    return describe(BudgetReport(search=search, epochs=epochs, **data))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from harnesspro.metrics import cost_table, search_rollouts
+from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import draw_front, front_frame
 
 if TYPE_CHECKING:
@@ -23,16 +23,17 @@ def write_epoch_reports(
     validation: Mapping[str, Score] | None = None,
 ) -> None:
     """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv}."""
+    from harnesspro.context import SEED_ID
+
     folder = ctx.run.reports(selected.epoch)
     folder.mkdir(parents=True, exist_ok=True)
     frame = front_frame(
-        ctx.scores(), ctx.candidates(), selected.survivors, selected.picks, intervals, validation
+        ctx.scores(), ctx.candidates(), selected.picks, SEED_ID, intervals, validation
     )
     level = ctx.config.evaluation.confidence
     draw_front(frame, f"Pareto front after epoch {selected.epoch}", folder / "pareto.html", level)
     frame.to_csv(folder / "front.csv", index=False)
-    rollouts = search_rollouts(ctx.ledger.rollouts())
-    epoch_rollouts = rollouts[rollouts["epoch"] == selected.epoch]
-    cost_table(epoch_rollouts).to_csv(folder / "costs.csv", index=False)
+    rollouts = ctx.ledger.rollouts()
+    write_csv(epoch_costs(rollouts, selected.epoch, SEED_ID), folder / "costs.csv")
     plans = ctx.ledger.plans()
     plans[plans["epoch"] == selected.epoch].to_csv(folder / "plans.csv", index=False)

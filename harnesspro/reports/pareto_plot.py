@@ -1,4 +1,12 @@
-"""The Pareto-front figure: data first (a frame), then a thin plotly drawing."""
+"""The Pareto-front figure: data first (a frame), then a thin plotly drawing.
+
+Each candidate has one role with one colour in every epoch's figure: a survivor (on the
+filtered front), below the seed's pass rate, or dominated. The seed is a star; lite/medium/
+heavy are ringed and labelled; every other point is named on hover and in the side table, so
+labels never pile up. The front is a step line: between two front points only the cheaper
+one's pass rate is reachable. When any cost is unknown (an unpriced model) the x axis is
+tokens per task for every candidate, and says so.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +17,56 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
+from harnesspro import pareto
 from harnesspro.records import Candidate, Score
+from harnesspro.reports.money import dollars
 from harnesspro.uncertainty import Uncertainty
 
 NAN = float("nan")
+ROLES = ("survivor", "below seed", "dominated")
+ROLE_COLOURS = {"survivor": "#1f77b4", "below seed": "#9e9e9e", "dominated": "#e69f00"}
+MODE_ORDER = ("lite", "medium", "heavy")
+DOLLAR_AXIS = "cost per task ($, mean over rollouts)"
+TOKEN_AXIS = "tokens per task (cost unknown: unpriced model)"
+
+
+def axis_of(scores: Mapping[str, Score]) -> str:
+    """`dollars` when every candidate's cost is known, else `tokens` for all of them."""
+    known = all(math.isfinite(s.cost_per_task) for s in scores.values())
+    return "dollars" if known else "tokens"
+
+
+def roles(frame: pd.DataFrame, seed_id: str) -> list[str]:
+    """Each row's role, by the same filter the selection applies (pareto.survivors)."""
+    if frame.empty or seed_id not in set(frame["candidate"]):
+        return ["survivor"] * len(frame)
+    seed_pr = float(frame.loc[frame["candidate"] == seed_id, "pass_rate"].iloc[0])
+    kept = set(pareto.survivors(frame["pass_rate"], frame["x"], seed_pr).tolist())
+    below = frame["pass_rate"] < seed_pr - pareto.SEED_TOLERANCE
+    return [
+        "survivor" if i in kept else "below seed" if below.iloc[i] else "dominated"
+        for i in range(len(frame))
+    ]
 
 
 def front_frame(
     scores: Mapping[str, Score],
     candidates: Mapping[str, Candidate],
-    survivors: set[str],
     picks: Mapping[str, str],
+    seed_id: str,
     intervals: Mapping[str, Uncertainty] | None = None,
     validation: Mapping[str, Score] | None = None,
 ) -> pd.DataFrame:
-    """One row per scored candidate with its role on the front, its bootstrap intervals and
-    its validation aggregates (NaN where there are none)."""
+    """One row per scored candidate: its scores, the plotted x (dollars or tokens per task,
+    see `axis`), its role, the modes that picked it, its bootstrap intervals and validation
+    aggregates (NaN where there are none)."""
+    axis = axis_of(scores)
     rows = []
     for cid, s in sorted(scores.items()):
         c = candidates[cid]
-        modes = [mode for mode, picked in picks.items() if picked == cid]
         u = (intervals or {}).get(cid)
         v = (validation or {}).get(cid)
+        dollar = axis == "dollars"
         rows.append(
             {
                 "candidate": cid,
@@ -40,6 +76,11 @@ def front_frame(
                 "cost_per_task": s.cost_per_task,
                 "cost_lo": u.cost_ci[0] if u else NAN,
                 "cost_hi": u.cost_ci[1] if u else NAN,
+                "tokens_per_task": s.tokens_per_task,
+                "axis": axis,
+                "x": s.cost_per_task if dollar else s.tokens_per_task,
+                "x_lo": (u.cost_ci[0] if u else NAN) if dollar else NAN,
+                "x_hi": (u.cost_ci[1] if u else NAN) if dollar else NAN,
                 "p_nondominated": u.p_nondominated if u else NAN,
                 "val_pass_rate": v.pass_rate if v else NAN,
                 "val_cost_per_task": v.cost_per_task if v else NAN,
@@ -47,11 +88,15 @@ def front_frame(
                 "mechanism": c.mechanism or "seed",
                 "directive": c.directive or "seed",
                 "epoch": c.epoch,
-                "survivor": cid in survivors,
-                "modes": "/".join(modes),
+                "seed": cid == seed_id,
+                "modes": "/".join(m for m in MODE_ORDER if picks.get(m) == cid),
             }
         )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame["role"] = roles(frame, seed_id)
+        frame["survivor"] = frame["role"] == "survivor"
+    return frame
 
 
 def _known(x: float) -> bool:
@@ -59,22 +104,25 @@ def _known(x: float) -> bool:
 
 
 def hover_text(row: pd.Series, level: float) -> str:
-    """What a point shows on hover: estimates with their intervals, then validation."""
+    """What a point shows on hover: role, estimates with their intervals, then validation."""
     ci = f"{level:.0%} CI"
+    cost = f"{dollars(row['cost_per_task'])}/task" + (
+        f" [{row['cost_lo']:.4f}, {row['cost_hi']:.4f}]" if _known(row["cost_lo"]) else ""
+    )
     lines = [
-        f"<b>{row['candidate']}</b> {row['modes']}".strip(),
+        f"<b>{row['candidate']}</b> {row['modes']}".strip() + f" ({row['role']})",
         f"{row['mechanism']} ({row['directive']}, epoch {row['epoch']})",
         f"pass {row['pass_rate']:.1%}"
         + (f" [{row['pass_lo']:.1%}, {row['pass_hi']:.1%}] {ci}" if _known(row["pass_lo"]) else ""),
-        f"${row['cost_per_task']:.4f}/task"
-        + (f" [{row['cost_lo']:.4f}, {row['cost_hi']:.4f}]" if _known(row["cost_lo"]) else ""),
+        cost,
+        f"{row['tokens_per_task']:,.0f} tokens/task",
     ]
     if _known(row["p_nondominated"]):
         lines.append(f"P(non-dominated) {row['p_nondominated']:.2f}")
     if _known(row["val_pass_rate"]):
         lines.append(
-            f"validation pass {row['val_pass_rate']:.1%}, ${row['val_cost_per_task']:.4f}/task "
-            f"({row['val_rollouts']} rollouts)"
+            f"validation pass {row['val_pass_rate']:.1%}, "
+            f"{dollars(row['val_cost_per_task'])}/task ({row['val_rollouts']} rollouts)"
         )
     return "<br>".join(lines)
 
@@ -90,45 +138,93 @@ def _error_bars(group: pd.DataFrame, value: str, lo: str, hi: str) -> dict[str, 
     }
 
 
-def draw_front(frame: pd.DataFrame, title: str, path: Path, level: float = 0.9) -> Path:
-    """Write a self-contained HTML figure (plotly.js inlined, opens offline); error bars are
-    the bootstrap intervals."""
-    fig = go.Figure()
-    for survivor, group in frame.groupby("survivor"):
-        fig.add_trace(
+def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) -> list[go.Scatter]:
+    """The traces of one front: one per role (stable colours), the seed, the picks, the step
+    line. Empty roles still get a trace so the legend is the same in every epoch."""
+    traces = []
+    for role in ROLES:
+        group = frame[frame["role"] == role] if not frame.empty else frame
+        traces.append(
             go.Scatter(
-                x=group["cost_per_task"],
-                y=group["pass_rate"],
-                mode="markers+text",
-                text=[
-                    f"{c} {m}".strip()
-                    for c, m in zip(group["candidate"], group["modes"], strict=True)
-                ],
-                textposition="top center",
-                name="front (survivors)" if survivor else "filtered",
-                marker={"size": 12 if survivor else 8, "opacity": 1.0 if survivor else 0.5},
-                error_x=_error_bars(group, "cost_per_task", "cost_lo", "cost_hi"),
-                error_y=_error_bars(group, "pass_rate", "pass_lo", "pass_hi"),
+                x=group.get("x", []),
+                y=group.get("pass_rate", []),
+                mode="markers",
+                name=role,
+                legendgroup=role,
+                showlegend=show_legend,
+                marker={"size": 11 if role == "survivor" else 8, "color": ROLE_COLOURS[role]},
+                error_x=_error_bars(group, "x", "x_lo", "x_hi") if len(group) else None,
+                error_y=_error_bars(group, "pass_rate", "pass_lo", "pass_hi")
+                if len(group)
+                else None,
                 hovertext=[hover_text(row, level) for _, row in group.iterrows()],
                 hovertemplate="%{hovertext}<extra></extra>",
             )
         )
-    front = frame[frame["survivor"]].sort_values("cost_per_task")
-    fig.add_trace(
+    seed = frame[frame["seed"]] if not frame.empty else frame
+    picked = frame[frame["modes"] != ""] if not frame.empty else frame
+    traces.append(
         go.Scatter(
-            x=front["cost_per_task"],
-            y=front["pass_rate"],
-            mode="lines",
-            name="Pareto front",
-            line={"dash": "dot"},
+            x=seed.get("x", []),
+            y=seed.get("pass_rate", []),
+            mode="markers",
+            name="seed (H0)",
+            showlegend=show_legend,
+            marker={"symbol": "star", "size": 18, "color": "rgba(0,0,0,0)", "line": {"width": 2}},
+            hoverinfo="skip",
         )
     )
+    traces.append(
+        go.Scatter(
+            x=picked.get("x", []),
+            y=picked.get("pass_rate", []),
+            mode="markers+text",
+            text=list(picked.get("modes", [])),
+            textposition="bottom right",
+            name="lite / medium / heavy",
+            showlegend=show_legend,
+            marker={"symbol": "circle-open", "size": 22, "color": "#d62728", "line": {"width": 2}},
+            hoverinfo="skip",
+        )
+    )
+    front = frame[frame["survivor"]].sort_values("x") if not frame.empty else frame
+    traces.append(
+        go.Scatter(
+            x=front.get("x", []),
+            y=front.get("pass_rate", []),
+            mode="lines",
+            line_shape="hv",
+            name="Pareto front (step)",
+            showlegend=show_legend,
+            line={"dash": "dot", "color": ROLE_COLOURS["survivor"]},
+            hoverinfo="skip",
+        )
+    )
+    return traces
+
+
+def x_title(frame: pd.DataFrame) -> str:
+    """The x axis says which quantity it shows."""
+    if not frame.empty and (frame["axis"] == "tokens").any():
+        return TOKEN_AXIS
+    return DOLLAR_AXIS
+
+
+def front_layout(fig: go.Figure, frame: pd.DataFrame, title: str, level: float) -> None:
     fig.update_layout(
         title=title,
-        xaxis_title="cost per task ($)",
-        yaxis_title="pass rate",
-        yaxis_tickformat=".0%",
+        xaxis_title=x_title(frame),
+        yaxis_title="pass rate (coreset, frozen tests)",
+        yaxis={"tickformat": ".0%", "range": [-0.05, 1.05]},
+        xaxis={"rangemode": "tozero"},
+        legend_title_text=f"whiskers: {level:.0%} bootstrap CI",
     )
+
+
+def draw_front(frame: pd.DataFrame, title: str, path: Path, level: float = 0.9) -> Path:
+    """Write a self-contained HTML figure (plotly.js inlined, opens offline)."""
+    fig = go.Figure(front_traces(frame, level))
+    front_layout(fig, frame, title, level)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.write_html(path, include_plotlyjs=True, full_html=True)
     return path

@@ -1,0 +1,123 @@
+"""Cost reports as frames: per epoch (candidates, the epoch's total, the running total and the
+seed's baseline) and per run (target and search accounts by epoch, cumulative). Pure data from
+ledger tables; an unknown cost (an unpriced model) stays NaN here and is written as `unknown`.
+
+Two per-unit figures, named for what they divide by: `dollars_per_rollout` (one attempt at
+one task: what the Pareto plot calls cost per task) and `dollars_per_task` (every attempt a
+group made at a task: dollars over the distinct tasks it ran).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from harnesspro.metrics import TOKEN_COLUMNS
+
+PARTS = [*TOKEN_COLUMNS, "reasoning"]
+UNKNOWN = "unknown"
+
+
+def known_sum(costs: pd.Series) -> float:
+    """The sum, or NaN when any cost is unknown: a partial sum would read as a total."""
+    return float(costs.sum()) if costs.notna().all() else math.nan
+
+
+def _row(scope: str, epoch: object, candidate: str, split: str, group: pd.DataFrame) -> dict:
+    counted = group[group["status"] != "infra_error"]
+    dollars = known_sum(counted["cost"])
+    rollouts, tasks = len(counted), counted["task_id"].nunique()
+    tokens = float(counted[TOKEN_COLUMNS].sum().sum())
+    return {
+        "scope": scope,
+        "epoch": epoch,
+        "candidate_id": candidate,
+        "split": split,
+        "rollouts": rollouts,
+        "tasks": tasks,
+        **{part: int(counted[part].sum()) for part in PARTS},
+        "tokens": int(tokens),
+        "dollars": dollars,
+        "dollars_per_task": dollars / tasks if tasks else math.nan,
+        "dollars_per_rollout": dollars / rollouts if rollouts else math.nan,
+        "tokens_per_rollout": tokens / rollouts if rollouts else math.nan,
+        "infra_errors": int((group["status"] == "infra_error").sum()),
+    }
+
+
+def with_split(rollouts: pd.DataFrame) -> pd.DataFrame:
+    """Ledgers from before splits hold only coreset rollouts."""
+    return rollouts.assign(split=rollouts["split"].fillna("coreset"))
+
+
+def epoch_costs(rollouts: pd.DataFrame, epoch: int, seed_id: str) -> pd.DataFrame:
+    """Search rollouts of one epoch by candidate and split, then the epoch's total, the running
+    total over epochs 0..N and the seed's baseline (its epoch-0 coreset rollouts)."""
+    search = with_split(rollouts)
+    search = search[search["split"] != "test"]
+    this = search[search["epoch"] == epoch]
+    rows = [
+        _row("candidate", epoch, str(cid), str(split), group)
+        for (cid, split), group in this.groupby(["candidate_id", "split"])
+    ]
+    rows.append(_row("epoch total", epoch, "all", "all", this))
+    rows.append(_row("running total", f"0-{epoch}", "all", "all", search[search["epoch"] <= epoch]))
+    seed = search[(search["candidate_id"] == seed_id) & (search["split"] == "coreset")]
+    rows.append(_row("seed baseline", 0, seed_id, "coreset", seed[seed["epoch"] == 0]))
+    return pd.DataFrame(rows)
+
+
+def _account(label: str, epoch: object, frame: pd.DataFrame, unit: str) -> dict:
+    return {
+        "epoch": epoch,
+        "account": label,
+        unit: len(frame),
+        **{part: int(frame[part].sum()) for part in PARTS},
+        "tokens": int(frame[TOKEN_COLUMNS].sum().sum()),
+        "dollars": known_sum(frame["cost"]),
+    }
+
+
+def run_costs(rollouts: pd.DataFrame, search_calls: pd.DataFrame) -> pd.DataFrame:
+    """Per epoch: the target account (search rollouts, infra faults included: they were
+    billed) and the search account (improver calls); then the held-out evaluation and a
+    total row. `cumulative_dollars` runs over the rows above it (NaN once any is unknown)."""
+    frame = with_split(rollouts)
+    search = frame[frame["split"] != "test"]
+    epochs = sorted(set(search["epoch"]) | set(search_calls["epoch"]))
+    rows = []
+    for epoch in epochs:
+        rows.append(_account("target", int(epoch), search[search["epoch"] == epoch], "count"))
+        calls = search_calls[search_calls["epoch"] == epoch]
+        if not calls.empty:
+            rows.append(_account("search", int(epoch), calls, "count"))
+    held_out = frame[frame["split"] == "test"]
+    if not held_out.empty:
+        rows.append(_account("held-out evaluation", "final", held_out, "count"))
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    # A NaN anywhere above poisons the running sum: once unknown, unknown from there on.
+    table["cumulative_dollars"] = table["dollars"].cumsum(skipna=False)
+    total: dict[str, object] = {"epoch": "total", "account": "all"}
+    total.update({c: table[c].sum() for c in ["count", *PARTS, "tokens"]})
+    total["dollars"] = known_sum(table["dollars"])
+    total["cumulative_dollars"] = total["dollars"]
+    return pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """Write a cost frame; unknown dollars are written as `unknown`, never 0 or empty."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = frame.copy()
+    for column in [c for c in out.columns if "dollars" in c]:
+        out[column] = out[column].map(lambda v: UNKNOWN if pd.isna(v) else v)
+    out.to_csv(path, index=False)
+    return path
+
+
+def write_run_costs(rollouts: pd.DataFrame, search_calls: pd.DataFrame, folder: Path) -> Path:
+    """reports/costs.csv: both accounts by epoch, the held-out evaluation and the total."""
+    return write_csv(run_costs(rollouts, search_calls), folder / "costs.csv")

@@ -1,0 +1,236 @@
+"""The dashboard's figures as data: one pure function per figure, from a RunData snapshot to a
+frame (tested without plotly; drawing is in dashboard.py)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from harnesspro import pareto
+from harnesspro.metrics import candidate_scores
+from harnesspro.records import Candidate
+from harnesspro.reports.budget import per_epoch
+from harnesspro.reports.costs import run_costs, with_split
+from harnesspro.reports.pareto_plot import front_frame
+from harnesspro.reports.rundata import RunData
+from harnesspro.uncertainty import Uncertainty
+
+SEED_ID = "c000"
+ABSENT = "—"  # a ledger without the column (older runs): shown, never guessed
+
+
+def _candidates(data: RunData, upto: int | None = None) -> dict[str, Candidate]:
+    frame = data.candidates if upto is None else data.candidates[data.candidates["epoch"] <= upto]
+    return {
+        str(r["id"]): Candidate(
+            str(r["id"]),
+            str(r["commit"]),
+            str(r["tree"]),
+            _text(r["parent"]),
+            _text(r["directive"]),
+            _text(r["mechanism"]),
+            int(r["epoch"]),
+        )
+        for r in frame.to_dict("records")
+    }
+
+
+def _text(value: object) -> str | None:
+    """pandas reads SQL NULL in a text column as None or NaN; both mean absent."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return str(value)
+
+
+def _intervals(data: RunData, epoch: int) -> dict[str, Uncertainty]:
+    rows = data.intervals[data.intervals["epoch"] == epoch]
+    return {
+        str(r["candidate_id"]): Uncertainty(
+            str(r["candidate_id"]),
+            (_f(r["pass_lo"]), _f(r["pass_hi"])),
+            (_f(r["cost_lo"]), _f(r["cost_hi"])),
+            _f(r["p_nondominated"]),
+        )
+        for r in rows.to_dict("records")
+    }
+
+
+def _f(value: object) -> float:
+    return math.nan if value is None else float(value)  # type: ignore[arg-type]
+
+
+def fronts(data: RunData) -> pd.DataFrame:
+    """The Pareto-front frame of every finished epoch (column `view_epoch`): the candidates
+    created up to it, scored on the coreset, with that epoch's picks and intervals."""
+    frames = []
+    for epoch in sorted(data.epochs["epoch"].astype(int).tolist()):
+        known = _candidates(data, epoch)
+        rollouts = data.rollouts[data.rollouts["candidate_id"].isin(list(known))]
+        scores = candidate_scores(rollouts, data.coreset)
+        sel = data.selections[data.selections["epoch"] == epoch]
+        picks = dict(zip(sel["mode"], sel["candidate_id"], strict=True))
+        frame = front_frame(scores, known, picks, SEED_ID, _intervals(data, epoch))
+        frames.append(frame.assign(view_epoch=epoch))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def reference_cost(data: RunData, front: pd.DataFrame) -> float | None:
+    """The fixed reference point (ledger meta); ledgers from before it was stored get the same
+    rule applied to epoch 0: twice the dearest x seen then."""
+    if "hypervolume_ref_cost" in data.meta:
+        return float(data.meta["hypervolume_ref_cost"])
+    first = front[front["view_epoch"] == front["view_epoch"].min()] if not front.empty else front
+    return 2 * float(first["x"].max()) if not first.empty else None
+
+
+def hypervolumes(data: RunData, front: pd.DataFrame) -> pd.DataFrame:
+    """Hypervolume of each epoch's candidates against the one reference point of epoch 0."""
+    ref = reference_cost(data, front)
+    rows = []
+    epochs = sorted(front["view_epoch"].astype(int).unique()) if not front.empty else []
+    for epoch in epochs:
+        group = front[front["view_epoch"] == epoch]
+        hv = pareto.hypervolume(group["pass_rate"], group["x"], ref) if ref else math.nan
+        rows.append(
+            {"epoch": epoch, "hypervolume": hv, "ref_cost": ref, "axis": group["axis"].iloc[0]}
+        )
+    return pd.DataFrame(rows, columns=["epoch", "hypervolume", "ref_cost", "axis"])
+
+
+def _plan_field(plan: dict[str, Any] | None, column: str) -> object:
+    if plan is None or column not in plan:
+        return ABSENT
+    value = plan[column]
+    return ABSENT if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _measured(plan: dict[str, Any] | None, column: str, computed: float) -> float:
+    value = _plan_field(plan, column)
+    return computed if value == ABSENT else float(value)  # type: ignore[arg-type]
+
+
+def lineage(data: RunData) -> pd.DataFrame:
+    """One row per candidate: where it sits (epoch, row within the epoch by directive), its
+    parent, its coreset score, and the plan that made it: rationale, predicted effect, the
+    measured effect on the coreset (child minus parent) and the plan's verdict when the ledger
+    records one."""
+    scores = candidate_scores(data.rollouts, data.coreset)
+    plans: dict[str, dict[str, Any]] = {
+        str(p["child_id"]): {str(k): v for k, v in p.items()}
+        for p in data.plans.to_dict("records")
+        if p.get("child_id")
+    }
+    order = {"seed": 0, "cost-first": 1, "balanced": 2, "performance-first": 3}
+    frame = data.candidates.assign(
+        directive=data.candidates["directive"].fillna("seed"),
+        mechanism=data.candidates["mechanism"].fillna("seed"),
+    )
+    frame = frame.assign(rank=frame["directive"].map(order).fillna(4))
+    frame = frame.sort_values(["epoch", "rank", "id"])
+    frame["row"] = frame.groupby("epoch").cumcount()
+    rows = []
+    for r in frame.to_dict("records"):  # type: dict[str, Any]
+        cid, parent = str(r["id"]), _text(r["parent"])
+        s, ps = scores.get(cid), scores.get(str(parent)) if parent else None
+        plan = plans.get(cid)
+        measured_pass = s.pass_rate - ps.pass_rate if s and ps else math.nan
+        measured_cost = (
+            s.cost_per_task / ps.cost_per_task - 1
+            if s and ps and ps.cost_per_task and math.isfinite(s.cost_per_task / ps.cost_per_task)
+            else math.nan
+        )
+        rows.append(
+            {
+                "candidate": cid,
+                "parent": parent,
+                "epoch": int(r["epoch"]),
+                "row": int(r["row"]),
+                "directive": r["directive"],
+                "mechanism": r["mechanism"],
+                "commit": r["commit"],
+                "pass_rate": s.pass_rate if s else math.nan,
+                "cost_per_task": s.cost_per_task if s else math.nan,
+                "tokens_per_task": s.tokens_per_task if s else math.nan,
+                "rationale": _plan_field(plan, "rationale"),
+                "predicted_pass": _plan_field(plan, "predicted_pass"),
+                "predicted_cost": _plan_field(plan, "predicted_cost"),
+                # The ledger's paired measurement when it has one, else child minus parent.
+                "measured_pass": _measured(plan, "measured_pass", measured_pass),
+                "measured_cost": _measured(plan, "measured_cost", measured_cost),
+                "verdict": _plan_field(plan, "verdict"),
+                "note": _plan_field(plan, "note"),
+                "plan_columns": {
+                    k: _plan_field(plan, k) for k in (plan or {}) if k.startswith("verdict_")
+                },
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def epoch_costs(data: RunData) -> pd.DataFrame:
+    """Per epoch and account (target rollouts, search calls): token parts and dollars."""
+    table = run_costs(data.rollouts, data.search_calls)
+    return table[table["epoch"] != "total"] if not table.empty else table
+
+
+def cumulative_spend(data: RunData) -> pd.DataFrame:
+    """Per epoch, each budget measure's running total beside its cap (None = uncapped,
+    spent None = unknown)."""
+    search = with_split(data.rollouts)
+    search = search[search["split"] != "test"]
+    budget = data.config.budget if data.config else None
+    caps = {
+        "rollouts": data.config.evaluation.max_rollouts if data.config else None,
+        "target dollars": budget.max_target_dollars if budget else None,
+        "improver dollars": budget.max_improver_dollars if budget else None,
+    }
+    rows = []
+    for e in per_epoch(search, data.search_calls):
+        for measure, spent in (
+            ("rollouts", float(e.cumulative_rollouts)),
+            ("target dollars", e.cumulative_target_dollars),
+            ("improver dollars", e.cumulative_improver_dollars),
+        ):
+            rows.append(
+                {"epoch": e.epoch, "measure": measure, "spent": spent, "cap": caps[measure]}
+            )
+    return pd.DataFrame(rows, columns=["epoch", "measure", "spent", "cap"])
+
+
+def pass_heatmap(data: RunData) -> pd.DataFrame:
+    """Candidate x coreset task: the share of its scored rollouts that passed the frozen test."""
+    frame = data.rollouts[data.rollouts["task_id"].isin(list(data.coreset))]
+    frame = frame[frame["status"] != "infra_error"].dropna(subset=["pass"])
+    if frame.empty:
+        return pd.DataFrame()
+    table = frame.pivot_table(
+        index="candidate_id", columns="task_id", values="pass", aggfunc="mean"
+    )
+    return table.sort_index().reindex(sorted(table.columns), axis=1)
+
+
+def held_out(data: RunData) -> pd.DataFrame:
+    """The held-out table: seed vs lite/medium/heavy with pass rate, CI, cost, g, the band."""
+    if not data.final:
+        return pd.DataFrame()
+    band = data.final.get("band", {}).get("whole_split")
+    rows = []
+    for h in data.final["harnesses"]:
+        lo, hi = h.get("pass_rate_ci") or (None, None)
+        rows.append(
+            {
+                "harness": h["harness"],
+                "candidate": h["candidate_id"],
+                "pass_rate": h["pass_rate"],
+                "pass_lo": lo,
+                "pass_hi": hi,
+                "cost_per_task": h.get("cost_per_task"),
+                "tokens_per_task": h.get("tokens_per_task"),
+                "g": h.get("gain"),
+                "versus_seed": h.get("versus_seed"),
+                "band": band,
+            }
+        )
+    return pd.DataFrame(rows)
