@@ -138,6 +138,9 @@ class CoresetConfig(_Strict):
     size: int | None = Field(None, ge=1)
     """Number of training tasks the DPP picks from the train pool (None = 8). With
     `tasks.manifest` the manifest's coreset fixes it: a different size is an error."""
+    refresh: Literal["none", "failures"] = "none"
+    """`failures`: after each epoch trade coreset tasks every survivor solves for validation
+    tasks none solves, chosen by the DPP (harnesspro/refresh.py)."""
 
 
 class ImproverConfig(_Strict):
@@ -196,6 +199,11 @@ class EvolutionConfig(_Strict):
     racing: bool = False
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
+
+    composer: bool = False
+    """After each epoch's evaluation, per parent: merge two siblings that gained on different
+    levers (git three-way merge, validated and evaluated like any candidate), pick one, or
+    keep the base (harnesspro/composer.py)."""
 
     @model_validator(mode="after")
     def _switches_that_act(self) -> EvolutionConfig:
@@ -317,6 +325,26 @@ class HarnessConfig(_Strict):
         return seed
 
 
+class LibraryConfig(_Strict):
+    """The experience library shared by the user's runs (harnesspro/library.py)."""
+
+    use: bool = False
+    """Record each epoch's measured lessons in the library, and let the planners read the
+    lessons earlier runs recorded for the same model and task family."""
+    path: Path | None = None
+    """The library file (SQLite); None = $XDG_DATA_HOME/harnesspro/library.sqlite, i.e.
+    ~/.local/share/harnesspro/library.sqlite."""
+    family: str | None = None
+    """Task family the lessons are filed under; None = the suite (`builtin` or the folder
+    name)."""
+
+    @model_validator(mode="after")
+    def _settings_need_use(self) -> LibraryConfig:
+        if not self.use and (self.path is not None or self.family is not None):
+            raise ValueError("path and family act only with use: true; set it or drop them")
+        return self
+
+
 class RunConfig(_Strict):
     name: str = "run"
     """Run name; the default run folder is runs/<name>-<config hash>."""
@@ -335,6 +363,16 @@ class RunConfig(_Strict):
     budget: BudgetConfig = BudgetConfig()
     ray: RayConfig = RayConfig()
     evaluation: EvaluationConfig = EvaluationConfig()
+    library: LibraryConfig = LibraryConfig()
+
+    @model_validator(mode="after")
+    def _refresh_needs_validation(self) -> RunConfig:
+        if self.coreset.refresh == "failures" and self.evaluation.validation_rollouts == 0:
+            raise ValueError(
+                "coreset.refresh: failures finds unsolved tasks by validation rollouts, so "
+                "evaluation.validation_rollouts must not be 0"
+            )
+        return self
 
 
 def apply_override(data: dict[str, Any], assignment: str) -> None:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import pandas as pd
 from rich.console import Console
 
 from harnesspro.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
-from harnesspro.metrics import candidate_scores
+from harnesspro.metrics import candidate_scores, covering
 from harnesspro.policies.profile import (
     DEFAULT_PROFILE,
     BehaviourProfile,
@@ -111,17 +113,28 @@ class RunContext:
                 "above); write a new manifest without it."
             )
         run.open(config)
-        run.write_splits(splits)
         ledger = Ledger(run.ledger)
+        refreshed = ledger.meta("splits")  # a coreset refresh (refresh.py) replaced them
+        if refreshed:
+            splits = Splits(**{k: tuple(v) for k, v in json.loads(refreshed).items()})
+        run.write_splits(splits)
         repo = HarnessRepo(run.harness, run.worktrees)
         return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour)
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}
 
+    def scoring_rollouts(self) -> pd.DataFrame:
+        """The ledger's rollouts; after a coreset refresh only those of candidates covering
+        the whole current coreset, so scores are never mixed across task sets."""
+        rollouts = self.ledger.rollouts()
+        return (
+            covering(rollouts, self.splits.coreset) if self.ledger.meta("refreshes") else rollouts
+        )
+
     def scores(self) -> dict[str, Score]:
         """Train-split (coreset) scores of every candidate, by the frozen tests."""
-        return candidate_scores(self.ledger.rollouts(), self.splits.coreset)
+        return candidate_scores(self.scoring_rollouts(), self.splits.coreset)
 
     def seed(self) -> Candidate:
         """The seed candidate, committed to the run's harness repository once."""

@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS plans (
 CREATE TABLE IF NOT EXISTS intervals (
   epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
   p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
+CREATE TABLE IF NOT EXISTS compositions (
+  epoch INTEGER, parent_id TEXT, outcome TEXT, children TEXT, candidate_id TEXT, why TEXT,
+  PRIMARY KEY (epoch, parent_id));
 CREATE TABLE IF NOT EXISTS search_calls (
   epoch INTEGER, role TEXT, attempt INTEGER, model TEXT, status INTEGER, retries INTEGER,
   uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER, output INTEGER,
@@ -60,7 +63,7 @@ MIGRATIONS = [
     *((("plans", c, t) for c, t in (
         ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
         ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
-        ("verdict", "TEXT"), ("verdict_why", "TEXT"),
+        ("verdict", "TEXT"), ("verdict_why", "TEXT"), ("scope", "TEXT"),
     ))),
 ]  # fmt: skip
 
@@ -230,7 +233,7 @@ class Ledger:
             "child_id": child_id, "note": note, "kind": plan.kind,
             "levers": json.dumps(list(plan.levers)), "change": plan.change,
             "files": json.dumps(list(plan.files)),
-            "expected_flips": json.dumps(list(plan.expected_flips)),
+            "expected_flips": json.dumps(list(plan.expected_flips)), "scope": plan.scope,
         }  # fmt: skip
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
@@ -261,6 +264,22 @@ class Ledger:
 
     def intervals(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM intervals ORDER BY epoch, candidate_id", self.db)
+
+    def record_composition(
+        self,
+        epoch: int,
+        parent_id: str,
+        outcome: str,
+        children: Iterable[str],
+        candidate_id: str | None,
+        why: str,
+    ) -> None:
+        """The composer's outcome for one parent: merge, pick or keep-base."""
+        row = (epoch, parent_id, outcome, json.dumps(list(children)), candidate_id, why)
+        self._write("INSERT OR REPLACE INTO compositions VALUES (?, ?, ?, ?, ?, ?)", [row])
+
+    def compositions(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM compositions ORDER BY epoch, parent_id", self.db)
 
     # -- the search-cost account (improver calls, metered apart from the harness's cost) --
     def record_search_call(

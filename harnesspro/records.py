@@ -108,6 +108,8 @@ class RolloutResult:
     """One line saying why a rollout is not `ok`."""
     verifier: VerifierEvidence | None = None
     """The official verifier's evidence (None when it could not run)."""
+    chat_log: str = ""
+    """The gateway's chat.jsonl: every answered call's messages and reply."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,7 @@ class Diagnosis:
 
 
 PlanKind = Literal["catalog", "free"]
+Scope = Literal["invariant", "domain"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,9 @@ class Plan:
     """Harness files the change will touch."""
     expected_flips: tuple[str, ...] = ()
     """Coreset tasks the planner expects to change verdict."""
+    scope: Scope = "invariant"
+    """`invariant`: how the agent works (planning, tool use, context, budgets); `domain`:
+    what a practitioner of the task family knows."""
 
 
 @dataclass(frozen=True)

@@ -302,4 +302,5 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             detail=run.stderr[-2000:],
             reason=reason,
             verifier=verdict,
+            chat_log="\n".join(gateway.chat_log.lines),
         )

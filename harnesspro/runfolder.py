@@ -82,6 +82,7 @@ class RunFolder:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "trajectory.jsonl").write_text(result.trajectory)
         (folder / "gateway.jsonl").write_text(result.gateway_log)
+        (folder / "chat.jsonl").write_text(result.chat_log)
         (folder / "stderr.txt").write_text(result.detail)
         save_snapshot(folder, result.workspace)
         if result.verifier is not None:
@@ -98,6 +99,11 @@ class RunFolder:
 
     def trajectory(self, key: str) -> str:
         path = self.rollout_dir(key) / "trajectory.jsonl"
+        return path.read_text() if path.exists() else ""
+
+    def chat_log(self, key: str) -> str:
+        """The rollout's gateway chat log ('' for rollouts recorded before chat logs)."""
+        path = self.rollout_dir(key) / "chat.jsonl"
         return path.read_text() if path.exists() else ""
 
     def workspace(self, key: str) -> Snapshot:

@@ -175,3 +175,20 @@ def tool_call(name: str, n: int = 0, **arguments: str) -> dict[str, Any]:
     call = {"id": f"t{n}", "type": "function", "function": {"name": name}}
     call["function"]["arguments"] = json.dumps(arguments)
     return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+
+@pytest.fixture(scope="session")
+def finished_tiny_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
+    """One finished tiny run (seed + 1 epoch, 2 validation tasks x 1, test split K = 1, the
+    composer on, the experience library in `library.sqlite` beside the run folder), shared by
+    the tests that only read a run (export, library, composer, retro, lever reports)."""
+    from harnesspro.cli import main
+
+    folder = tmp_path_factory.mktemp("tiny-run")
+    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 1}
+    library = {"use": True, "path": str(folder / "library.sqlite")}
+    evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True}
+    config = tiny_config(folder, evaluation=evaluation, library=library, evolution=evolution)
+    run_dir = folder / "run"
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    return run_dir

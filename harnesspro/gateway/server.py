@@ -18,6 +18,7 @@ from typing import Any
 
 from harnesspro.config import Price
 from harnesspro.gateway.budget import RolloutBudget, Spent
+from harnesspro.gateway.chatlog import ChatLog, assemble, first_message
 from harnesspro.gateway.prices import cost_of
 from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.gateway.shape import request_shape
@@ -68,6 +69,8 @@ class Gateway:
         self.accounts: dict[str, Account] = {}
         self.calls: list[ModelCall] = []
         self.log: list[str] = []
+        self.chat_log = ChatLog()
+        """Messages and replies of every answered call (chat.jsonl)."""
         self._lock = threading.Lock()
         self._server = _UnixHTTPServer(str(socket_path), _handler_for(self))
         self._thread = threading.Thread(
@@ -115,6 +118,8 @@ class Gateway:
             return _status(exc), _error(f"upstream failed: {exc}", "upstream_error")
         usage = normalise_usage(response.get("usage"))
         self._record(token, usage, time.monotonic() - started, 200, retries, shape=body)
+        with self._lock:
+            self.chat_log.add(token, body, first_message(response))
         return 200, response
 
     def chat_stream(self, token: str, body: Any) -> tuple[int, Iterator[bytes]]:
@@ -127,6 +132,7 @@ class Gateway:
 
     def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
         started, usage, status = time.monotonic(), None, 200
+        seen: list[dict[str, Any]] = []
         try:
             chunks, retries = with_retries(
                 lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
@@ -135,6 +141,7 @@ class Gateway:
             for chunk in chunks:
                 if chunk.get("usage"):
                     usage = normalise_usage(chunk["usage"])
+                seen.append(chunk)
                 yield sse(chunk)
         except UpstreamError as exc:
             status, retries = _status(exc), exc.retries
@@ -145,6 +152,9 @@ class Gateway:
         self._record(
             token, usage or Usage(), time.monotonic() - started, status, retries, known, body
         )
+        if status == 200:
+            with self._lock:
+                self.chat_log.add(token, body, assemble(seen))
 
     def _record(
         self,
