@@ -12,6 +12,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from harnesspro.bench.command import cmd_bench
+from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
@@ -21,6 +23,7 @@ from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.toolenv import ToolEnvError
 from harnesspro.testsynth.frozen import FrozenTestChanged
+from harnesspro.trajectories import FORMATS, SPLITS
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
@@ -50,7 +53,23 @@ def _parser() -> argparse.ArgumentParser:
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
+    trajectories = sub.add_parser(
+        "export-trajectories", help="rollouts with rewards in a trainer-ready JSONL"
+    )
+    trajectories.add_argument("run_dir", type=Path)
+    trajectories.add_argument("--split", default="coreset", choices=SPLITS)
+    trajectories.add_argument("--format", default="openai-chat", choices=FORMATS)
+    trajectories.add_argument("--out", required=True, type=Path)
+    retro = sub.add_parser("retro", help="plans and candidates from recorded sessions")
+    retro.add_argument("--sessions", required=True, type=Path)
+    retro.add_argument("--harness", required=True, type=Path)
+    retro.add_argument("--out", required=True, type=Path)
+    retro.add_argument(
+        "--adapter", action="append", metavar="NAME|module:Class",
+        help="session readers (default: harnesspro-chat and mini-swe-agent)",
+    )  # fmt: skip
     COMMANDS.update(register_task_commands(sub))
+    register_bench(sub)
     harness = sub.add_parser("harness", help="work with a harness directory")
     harness_sub = harness.add_subparsers(dest="harness_command", required=True)
     validate = harness_sub.add_parser("validate", help="check a harness against the contract")
@@ -209,13 +228,59 @@ def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
 
     result = debug_rollout(args.harness, args.task, args.model, args.config, args.out)
     reason = f": {result.reason}" if result.reason else ""
+    verdict = f" ({result.verifier.reason})" if result.verifier else ""
     console.print(
         f"status {result.status}{reason}; official tests "
-        f"{'passed' if result.official_pass else 'failed'}; {result.n_calls} model calls, "
+        f"{'passed' if result.official_pass else 'failed'}{verdict}; {result.n_calls} model calls, "
         f"{result.usage.total:,} tokens, {dollars(result.cost)}; artifacts in {args.out}",
         markup=False,
     )
     return 0 if result.status == "ok" else 1
+
+
+def cmd_export_trajectories(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.trajectories import export
+
+    if not (args.run_dir / "ledger.sqlite").is_file():
+        raise RunNotFound(f"{args.run_dir}: no ledger.sqlite; pass a run folder.")
+    count = export(args.run_dir, args.split, args.format, args.out)
+    rewards = "official tests" if args.split == "test" else "synthesized tests"
+    console.print(
+        f"wrote {count} {args.split} rollouts ({args.format}, rewards from {rewards}) to "
+        f"{args.out}",
+        markup=False,
+    )
+    return 0
+
+
+def cmd_retro(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.retro.run import retro
+    from harnesspro.retro.sessions import ADAPTERS, load_adapter, read_sessions
+
+    if not args.sessions.is_dir():
+        raise ConfigError(f"{args.sessions}: not a directory; pass --sessions a folder.")
+    if args.out.exists() and any(args.out.iterdir()):
+        raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
+    try:
+        adapters = [load_adapter(a) for a in args.adapter or list(ADAPTERS)]
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(f"--adapter: {exc}; give a registered name or module:Class.") from None
+    sessions = read_sessions(args.sessions, adapters)
+    result = retro(sessions, args.harness, args.out)
+    console.print(
+        f"{result.sessions} sessions ({result.with_verdict} with a verdict), "
+        f"{len(result.diagnoses)} diagnoses",
+        markup=False,
+    )
+    for p in result.proposals:
+        outcome = p.candidate or p.note
+        console.print(
+            f"  {p.plan.directive} ({p.plan.scope}) {p.plan.mechanism}: predicted pass "
+            f"{p.plan.predicted_pass:+.3f}, cost {p.plan.predicted_cost:+.1%} -> {outcome}",
+            markup=False,
+        )
+    console.print(f"wrote {args.out / 'retro.json'}", markup=False)
+    return 0
 
 
 COMMANDS = {
@@ -227,6 +292,9 @@ COMMANDS = {
     "dashboard": cmd_dashboard,
     "harness": cmd_harness,
     "rollout": cmd_rollout,
+    "bench": cmd_bench,
+    "export-trajectories": cmd_export_trajectories,
+    "retro": cmd_retro,
 }
 
 

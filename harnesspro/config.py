@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -39,6 +40,26 @@ class Price(_Strict):
     """Input tokens written to the cache (providers that bill it)."""
     output: float = Field(..., ge=0)
     """Output tokens, reasoning included."""
+
+
+class BehaviourConfig(_Strict):
+    """The scripted policy's hidden behaviour profile (README: "Behaviour profiles"); trusted
+    side, like the test split. Neither key = the documented default profile."""
+
+    seed: int | None = None
+    """Draw the profile from the documented distribution with this seed."""
+    profile: Path | None = None
+    """A profile file (YAML/JSON of `BehaviourProfile` fields) instead of a drawn one."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> BehaviourConfig:
+        if self.seed is not None and self.profile is not None:
+            raise ValueError("give either seed or profile, not both")
+        return self
+
+    @property
+    def configured(self) -> bool:
+        return self.seed is not None or self.profile is not None
 
 
 def _interval(pair: tuple[float, float]) -> tuple[float, float]:
@@ -79,31 +100,47 @@ class ModelConfig(_Strict):
     """Environment variable holding the provider key; read only by the gateway."""
     allow_unpriced: bool = False
     """Run a model with no known price; its cost is then reported as unknown, never as 0."""
+    behaviour: BehaviourConfig = BehaviourConfig()
+    """The scripted policy's behaviour profile (upstream: scripted only)."""
     latency: LatencyConfig | None = None
     """Simulated provider latency for the scripted upstream (None = it answers at once)."""
 
     @model_validator(mode="after")
-    def _latency_is_scripted_only(self) -> ModelConfig:
+    def _scripted_only_settings(self) -> ModelConfig:
+        if self.behaviour.configured and self.upstream != "scripted":
+            raise ValueError(
+                "model.behaviour acts on upstream 'scripted' only; remove it or use that upstream"
+            )
         if self.latency is not None and self.upstream != "scripted":
             raise ValueError("latency simulates a provider for upstream 'scripted' only; remove it")
         return self
 
 
 class TasksConfig(_Strict):
-    suite: str = "builtin"
-    """`builtin` or a folder of Harbor-format task folders."""
+    suite: str | list[str] = "builtin"
+    """`builtin`, a folder of task folders (Harbor or Terminal-Bench layout; a Terminal-Bench
+    checkout with its tasks under `tasks/` too), or a list of such folders. Relative paths
+    resolve against the config file's folder."""
     test_fraction: float = Field(0.25, ge=0.0, lt=1.0)
     """Share of the suite held out as the test split."""
     split_seed: int = 0
     """Seed of the hash-based split."""
     manifest: Path | None = None
     """A split manifest (coresets/*.json): the run uses its splits and refuses to start if a
-    listed task changed since it was written."""
+    listed task changed since it was written. A relative path resolves against the config
+    file's folder."""
+
+
+DEFAULT_CORESET_SIZE = 8
 
 
 class CoresetConfig(_Strict):
-    size: int = Field(8, ge=1)
-    """Number of training tasks the DPP picks from the train pool."""
+    size: int | None = Field(None, ge=1)
+    """Number of training tasks the DPP picks from the train pool (None = 8). With
+    `tasks.manifest` the manifest's coreset fixes it: a different size is an error."""
+    refresh: Literal["none", "failures"] = "none"
+    """`failures`: after each epoch trade coreset tasks every survivor solves for validation
+    tasks none solves, chosen by the DPP (harnesspro/refresh.py)."""
 
 
 class ImproverConfig(_Strict):
@@ -153,6 +190,31 @@ class EvolutionConfig(_Strict):
     """How the frozen tests are written before epoch 1: offline = checks voted by the seed's
     rollouts; llm = one executable test per coreset and validation task written by the
     `improver_model`, run against the seed's rollouts (offline checks when it fails twice)."""
+    strategy: Literal[
+        "harnesspro", "random", "nsga2", "rho", "balance", "no-planner", "no-synth"
+    ] = "harnesspro"
+    """How the search spends its budget (harnesspro/strategies/): the method itself, or a
+    baseline/ablation for `harnesspro bench`; `no-synth` scores with a trajectory judgement
+    instead of the frozen tests."""
+    racing: bool = False
+    """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
+    high probability (90%) before the full G."""
+
+    composer: bool = False
+    """After each epoch's evaluation, per parent: merge two siblings that gained on different
+    levers (git three-way merge, validated and evaluated like any candidate), pick one, or
+    keep the base (harnesspro/composer.py)."""
+
+    @model_validator(mode="after")
+    def _switches_that_act(self) -> EvolutionConfig:
+        if self.racing and self.rollouts_per_task == 1:
+            raise ValueError("racing needs rollouts_per_task >= 2 (G = 1 leaves nothing to stop)")
+        if self.improver == "llm" and self.strategy not in ("harnesspro", "no-synth"):
+            raise ValueError(
+                f"strategy '{self.strategy}' plans from the catalog and ignores improver 'llm'; "
+                "use improver 'catalog' or strategy 'harnesspro'"
+            )
+        return self
 
 
 class Mode(_Strict):
@@ -241,6 +303,13 @@ class EvaluationConfig(_Strict):
     max_rollouts: int | None = Field(None, ge=1)
     """Cap on search rollouts (coreset + validation); whole candidates only, so it is never
     exceeded. The held-out evaluation is accounted apart."""
+    official_on_search: bool = True
+    """Also run the official verifier on search (coreset, validation) rollouts, which the
+    search never reads: it feeds only the synthesized-vs-official agreement report (about
+    half a scripted rollout's time; `harnesspro bench` turns it off)."""
+    rollout_cache: Path | None = None
+    """A SQLite file of finished rollouts shared between runs: a rollout whose key (tree,
+    task, attempt, model and profile, seed, price, limits) is there is copied, not rerun."""
 
 
 class HarnessConfig(_Strict):
@@ -254,6 +323,26 @@ class HarnessConfig(_Strict):
         if seed is not None and not (seed / "harness.toml").is_file():
             raise ValueError(f"{seed} has no harness.toml; give a harness directory")
         return seed
+
+
+class LibraryConfig(_Strict):
+    """The experience library shared by the user's runs (harnesspro/library.py)."""
+
+    use: bool = False
+    """Record each epoch's measured lessons in the library, and let the planners read the
+    lessons earlier runs recorded for the same model and task family."""
+    path: Path | None = None
+    """The library file (SQLite); None = $XDG_DATA_HOME/harnesspro/library.sqlite, i.e.
+    ~/.local/share/harnesspro/library.sqlite."""
+    family: str | None = None
+    """Task family the lessons are filed under; None = the suite (`builtin` or the folder
+    name)."""
+
+    @model_validator(mode="after")
+    def _settings_need_use(self) -> LibraryConfig:
+        if not self.use and (self.path is not None or self.family is not None):
+            raise ValueError("path and family act only with use: true; set it or drop them")
+        return self
 
 
 class RunConfig(_Strict):
@@ -274,6 +363,16 @@ class RunConfig(_Strict):
     budget: BudgetConfig = BudgetConfig()
     ray: RayConfig = RayConfig()
     evaluation: EvaluationConfig = EvaluationConfig()
+    library: LibraryConfig = LibraryConfig()
+
+    @model_validator(mode="after")
+    def _refresh_needs_validation(self) -> RunConfig:
+        if self.coreset.refresh == "failures" and self.evaluation.validation_rollouts == 0:
+            raise ValueError(
+                "coreset.refresh: failures finds unsolved tasks by validation rollouts, so "
+                "evaluation.validation_rollouts must not be 0"
+            )
+        return self
 
 
 def apply_override(data: dict[str, Any], assignment: str) -> None:
@@ -296,7 +395,35 @@ def _describe(error: ValidationError, source: str) -> str:
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"
     if first["type"] == "extra_forbidden":
         return f"{source}: unknown key '{where}'; remove it or fix its spelling."
-    return f"{source}: key '{where}': {first['msg']}; fix the value."
+    message = first["msg"].removeprefix("Value error, ")
+    return f"{source}: key '{where}': {message}; fix the value."
+
+
+# Keys holding paths; relative ones in a config file resolve against the file's folder
+# (overrides given with --set stay relative to the working directory, as typed in a shell).
+PATH_KEYS = (
+    ("tasks", "suite"),
+    ("tasks", "manifest"),
+    ("evolution", "improver_model", "replay_log"),
+)
+
+
+def resolve_paths(data: dict[str, Any], base: Path) -> None:
+    """Make the relative paths of PATH_KEYS in `data` absolute against `base`, in place."""
+    for keys in PATH_KEYS:
+        node: Any = data
+        for key in keys[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and keys[-1] in node:
+            node[keys[-1]] = _resolved(node[keys[-1]], base)
+
+
+def _resolved(value: Any, base: Path) -> Any:
+    if isinstance(value, list):
+        return [_resolved(v, base) for v in value]
+    if isinstance(value, str) and value != "builtin" and not Path(value).is_absolute():
+        return os.path.normpath(base.resolve() / value)
+    return value
 
 
 def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
@@ -314,6 +441,7 @@ def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
         raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__}); fix it.") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of keys.")
+    resolve_paths(data, path.parent)
     for assignment in overrides or []:
         apply_override(data, assignment)
     try:

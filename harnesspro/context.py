@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import pandas as pd
 from rich.console import Console
 
-from harnesspro.config import ConfigError, Price, RunConfig
+from harnesspro.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
-from harnesspro.metrics import candidate_scores
+from harnesspro.metrics import candidate_scores, covering
+from harnesspro.policies.profile import (
+    DEFAULT_PROFILE,
+    BehaviourProfile,
+    ProfileError,
+    resolve_profile,
+)
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
-from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.loader import TaskError, load_suite
 from harnesspro.tasks.manifest import manifest_splits, open_manifest
+from harnesspro.tasks.runtime import unrunnable_reason
 from harnesspro.tasks.splits import Splits, make_splits
 
 SEED_ID = "c000"
@@ -37,6 +46,29 @@ def model_price(config: RunConfig) -> Price | None:
         raise
 
 
+def runnable_tasks(tasks: list[Task], console: Console) -> dict[str, Task]:
+    """The tasks this machine can run; each other one is named with the reason, and left out."""
+    kept = {}
+    for task in tasks:
+        reason = unrunnable_reason(task)
+        if reason:
+            console.print(f"skipping {reason}", markup=False)
+        else:
+            kept[task.id] = task
+    return kept
+
+
+def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
+    """A coreset size that disagrees with the manifest's coreset would be silently ignored."""
+    size = config.coreset.size
+    if size is not None and size != len(splits.coreset):
+        raise ConfigError(
+            f"coreset.size is {size} but the manifest {manifest} fixes a coreset of "
+            f"{len(splits.coreset)} tasks; drop coreset.size, set it to {len(splits.coreset)}, "
+            f"or write a new manifest with `harnesspro coreset --size {size}`."
+        )
+
+
 @dataclass(frozen=True)
 class RunContext:
     config: RunConfig
@@ -47,25 +79,38 @@ class RunContext:
     splits: Splits
     price: Price | None
     console: Console
+    behaviour: BehaviourProfile = DEFAULT_PROFILE
+    """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
 
     @classmethod
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
+        try:
+            behaviour = resolve_profile(config.model.behaviour.seed, config.model.behaviour.profile)
+        except ProfileError as exc:
+            raise ConfigError(str(exc)) from None
         if "llm" in (config.evolution.improver, config.evolution.synthesizer):
             from harnesspro.search.account import improver_price
 
             improver_price(config)  # an unpriced improver model is refused before anything
-        tasks = {t.id: t for t in load_suite(config.tasks.suite)}
+        tasks = runnable_tasks(load_suite(config.tasks.suite), console)
         if config.tasks.manifest is not None:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
+            check_coreset_size(config, splits, config.tasks.manifest)
         else:
             splits = make_splits(
                 list(tasks.values()),
                 config.tasks.test_fraction,
                 config.tasks.split_seed,
-                config.coreset.size,
+                config.coreset.size or DEFAULT_CORESET_SIZE,
+            )
+        missing = [t for t in (*splits.coreset, *splits.validation, *splits.test) if t not in tasks]
+        if missing:
+            raise TaskError(
+                f"{config.tasks.manifest}: lists task '{missing[0]}', which cannot run here (see "
+                "above); write a new manifest without it."
             )
         if not splits.coreset:
             raise ConfigError(
@@ -73,18 +118,29 @@ class RunContext:
                 "tasks); point it at a folder of task folders."
             )
         run.open(config)
-        run.write_splits(splits)
         ledger = Ledger(run.ledger)
+        refreshed = ledger.meta("splits")  # a coreset refresh (refresh.py) replaced them
+        if refreshed:
+            splits = Splits(**{k: tuple(v) for k, v in json.loads(refreshed).items()})
+        run.write_splits(splits)
         repo = HarnessRepo(run.harness, run.worktrees)
-        return cls(config, run, ledger, repo, tasks, splits, price, console)
+        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour)
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}
 
+    def scoring_rollouts(self) -> pd.DataFrame:
+        """The ledger's rollouts; after a coreset refresh only those of candidates covering
+        the whole current coreset, so scores are never mixed across task sets."""
+        rollouts = self.ledger.rollouts()
+        return (
+            covering(rollouts, self.splits.coreset) if self.ledger.meta("refreshes") else rollouts
+        )
+
     def scores(self) -> dict[str, Score]:
         """Train-split (coreset) scores of every complete candidate, by the frozen tests:
         a candidate a budget cap cut short is never compared (see `incomplete`)."""
-        scores = candidate_scores(self.ledger.rollouts(), self.splits.coreset)
+        scores = candidate_scores(self.scoring_rollouts(), self.splits.coreset)
         left_out = set(self.incomplete())
         return {cid: s for cid, s in scores.items() if cid not in left_out}
 

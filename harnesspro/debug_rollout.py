@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import asdict
 from pathlib import Path
 
 from harnesspro.config import ConfigError, ModelConfig, Price, load_config
 from harnesspro.context import model_price
 from harnesspro.harness.validate import static_problem
+from harnesspro.policies.profile import ProfileError, resolve_profile
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout, write_tree
-from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+from harnesspro.tasks.loader import folder_files, load_task
+from harnesspro.tasks.runtime import bundle_task
 
 FREE = Price(input=0.0, output=0.0)
 
@@ -38,29 +41,36 @@ def debug_rollout(
         raise ConfigError(f"{harness}: {problem}.")
     task = load_task(task_dir)
     settings, price = model_settings(model, config)
+    try:
+        behaviour = resolve_profile(settings.behaviour.seed, settings.behaviour.profile)
+    except ProfileError as exc:
+        raise ConfigError(str(exc)) from None
     result = run_rollout(
         RolloutInputs(
             spec=RolloutSpec("debug", "debug", task.id, 0, 0),
             harness_files=folder_files(harness),
             task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            workspace_files=workspace_files(task),
-            test_files=folder_files(task.path / "tests"),
+            task=bundle_task(task),
             script=script_for(task) if settings.upstream == "scripted" else None,
             model=settings,
             price=price,
             timeout_s=task.timeout_s,
             sampling_seed=secrets.token_hex(4),
             token=secrets.token_hex(16),
+            behaviour=behaviour,
         )
     )
     write_tree(out / "workspace", result.workspace)
     (out / "trajectory.jsonl").write_text(result.trajectory)
     (out / "gateway.jsonl").write_text(result.gateway_log)
     (out / "stderr.txt").write_text(result.detail)
+    if result.verifier is not None:
+        (out / "verifier.json").write_text(json.dumps(asdict(result.verifier), indent=2) + "\n")
     summary = {
         "status": result.status,
         "reason": result.reason,
         "official_pass": result.official_pass,
+        "verifier_reason": result.verifier.reason if result.verifier else None,
         "model_calls": result.n_calls,
         "usage": result.usage.__dict__,
         "cost": result.cost,

@@ -8,7 +8,9 @@ Improvers (analyzer, planner, editor, in every mode) receive only:
   rollout, task id or trajectory);
 - candidate code: commits of the run's harness repository and diffs between them;
 - proposer memory: earlier plans with their predictions, measured coreset effects and
-  verdicts (train-split figures only).
+  verdicts (train-split figures only);
+- the experience library: earlier runs' lessons for the same model and task family (their
+  coreset figures only, as filed by `lessons.file_epoch`).
 
 Nothing from the test split, no official tests or their verdicts (`official_pass`), no
 reference solutions, no synthesized test code: this module never opens a task folder, the
@@ -27,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.lessons import read_lessons
+from harnesspro.library import LibraryLesson
 from harnesspro.metrics import on_split
 from harnesspro.records import Candidate, Score, Trace
 from harnesspro.snapshot import Snapshot
@@ -91,6 +95,8 @@ class ImproverInputs:
     diffs: tuple[CandidateDiff, ...]
     memory: tuple[Lesson, ...] = ()
     """Earlier plans of this run with their measured effects and verdicts."""
+    library: tuple[LibraryLesson, ...] = ()
+    """Earlier runs' lessons for this model and task family (experience library)."""
 
     def traces_of(self, candidate_id: str) -> list[Trace]:
         return [t for t in self.traces if t.candidate_id == candidate_id]
@@ -202,6 +208,7 @@ def improver_inputs(
         validation=validation_scores(ctx),
         diffs=candidate_diffs(ctx, candidates, scores) if diffs else (),
         memory=proposer_memory(ctx, epoch),
+        library=read_lessons(ctx),
     )
 
 

@@ -21,7 +21,8 @@ from harnesspro.context import RunContext
 from harnesspro.policies.scripted import TaskScript, script_for
 from harnesspro.records import Candidate, RolloutResult, RolloutSpec, Usage
 from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, workspace_files
+from harnesspro.rollout_cache import RolloutCache
+from harnesspro.tasks.runtime import TaskBundle, bundle_task
 
 Split = Literal["coreset", "validation", "test"]
 
@@ -187,27 +188,26 @@ def run_all(
 def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: int) -> str:
     """Hash of everything that determines a rollout: finished keys are never rerun."""
     m, sb = ctx.config.model, ctx.config.sandbox
-    parts = (candidate.tree, task_id, attempt, m.name, m.upstream, m.base_url, sb.timeout_s)
+    parts: tuple[object, ...] = (candidate.tree, task_id, attempt, m.name, m.upstream)
+    parts += (m.base_url, sb.timeout_s)
+    if m.upstream == "scripted" and m.behaviour.configured:  # default-profile keys unchanged
+        parts += (ctx.behaviour.digest(),)
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:20]
 
 
 @dataclass(frozen=True)
 class TaskPayload:
-    """A task's files as shipped to workers; read once per batch, not once per rollout."""
+    """A task as shipped to workers (its folder as data, cached per hash on the worker);
+    read once per batch, not once per rollout."""
 
-    workspace: dict[str, bytes]
-    tests: dict[str, bytes]
+    bundle: TaskBundle
     script: TaskScript | None
 
 
 def task_payload(ctx: RunContext, task_id: str) -> TaskPayload:
     task = ctx.tasks[task_id]
     scripted = ctx.config.model.upstream == "scripted"
-    return TaskPayload(
-        workspace_files(task),
-        folder_files(task.path / "tests"),
-        script_for(task) if scripted else None,
-    )
+    return TaskPayload(bundle_task(task), script_for(task) if scripted else None)
 
 
 def rollout_inputs(
@@ -218,6 +218,7 @@ def rollout_inputs(
     task_id: str,
     attempt: int,
     epoch: int,
+    grade: bool = True,
 ) -> RolloutInputs:
     """Everything one rollout needs, as data for a Ray worker."""
     meta = ctx.tasks[task_id]
@@ -226,8 +227,7 @@ def rollout_inputs(
         spec=RolloutSpec(key, candidate.id, task_id, attempt, epoch),
         harness_files=harness_files,
         task_json={"id": meta.id, "instruction": meta.instruction, "workdir": meta.workdir},
-        workspace_files=task.workspace,
-        test_files=task.tests,
+        task=task.bundle,
         script=task.script,
         model=ctx.config.model,
         price=ctx.price,
@@ -239,6 +239,8 @@ def rollout_inputs(
         memory_mb=ctx.config.sandbox.memory_mb,
         budget=ctx.config.gateway.rollout_budget,
         retry=ctx.config.gateway.retry_policy(),
+        grade=grade,
+        behaviour=ctx.behaviour,
     )
 
 
@@ -297,21 +299,41 @@ def evaluate(
         return Evaluated(0, skipped)
     files = {c.id: ctx.repo.files(c.commit) for c, _, _ in todo}
     payloads = {t: task_payload(ctx, t) for t in dict.fromkeys(t for _, t, _ in todo)}
-    batch = [rollout_inputs(ctx, c, files[c.id], payloads[t], t, a, epoch) for c, t, a in todo]
-    ensure_ray(ctx.config.ray)
+    grade = split == "test" or ctx.config.evaluation.official_on_search
+    batch = [
+        rollout_inputs(ctx, c, files[c.id], payloads[t], t, a, epoch, grade) for c, t, a in todo
+    ]
+    store = ctx.config.evaluation.rollout_cache
+    cache = RolloutCache(store) if store else None
+    cached = {id(i): hit for i in batch if cache and (hit := cache.get(i)) is not None}
+    fresh = [i for i in batch if id(i) not in cached]
+    if fresh:
+        ensure_ray(ctx.config.ray)
     names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
     with Progress(console=ctx.console, transient=True) as progress:
         bar = progress.add_task(f"epoch {epoch} {split}: rollouts of {names}", total=len(batch))
         cpus = rollout_cpus(ctx.config)
+        record = recorder(ctx, split, lambda: progress.advance(bar))
+
+        def record_and_keep(inputs: RolloutInputs, result: RolloutResult) -> None:
+            record(inputs, result)
+            if cache and id(inputs) not in cached:
+                cache.put(inputs, result)
+
+        for inputs in batch:
+            if id(inputs) in cached:
+                record(inputs, cached[id(inputs)])
         finished = run_all(
-            batch,
-            recorder(ctx, split, lambda: progress.advance(bar)),
+            fresh,
+            record_and_keep,
             Slots(cpus, ctx.config.ray.max_in_flight),
             cpus,
             infra_retries=ctx.config.gateway.infra_retries,
             should_stop=dollar_cap_reached(ctx) if split != "test" else lambda: False,
             on_discard=lambda i, r, t: ctx.ledger.record_discarded(i.spec, r, split, t),
         )
+    if cache:
+        cache.close()
     if not finished:
         reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
         if not ctx.ledger.meta("stopped"):

@@ -229,6 +229,21 @@ def final_report(
     )
 
 
+def failed_verdicts(
+    rollouts: pd.DataFrame, harnesses: Sequence[tuple[str, str]], tasks: Sequence[str]
+) -> list[str]:
+    """One line per failed official verdict of the held-out evaluation: which harness, task
+    and attempt, and the verifier's one-line reason (from the ledger's `verifier_reason`)."""
+    frame = held_out_frame(rollouts, tasks)
+    failed = frame[frame["official_pass"] == 0].sort_values(["task_id", "attempt"])
+    lines = []
+    for label, cid in dict.fromkeys(harnesses):
+        for row in failed[failed["candidate_id"] == cid].itertuples():
+            reason = row.verifier_reason if isinstance(row.verifier_reason, str) else "unknown"
+            lines.append(f"  {label} ({cid}) {row.task_id} attempt {row.attempt}: {reason}")
+    return lines
+
+
 def final_harnesses(ctx: RunContext) -> tuple[int, list[tuple[str, Candidate]]]:
     """The last finished epoch, and the seed followed by that epoch's operating points."""
     selections = ctx.ledger.selections()

@@ -7,14 +7,18 @@ from __future__ import annotations
 import json
 import sys
 
+from harnesspro.composer import compose
 from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
-from harnesspro.evaluate import run_final
-from harnesspro.improve import improve, record_effects
+from harnesspro.evaluate import failed_verdicts, run_final
+from harnesspro.improve import record_effects
+from harnesspro.lessons import file_epoch
 from harnesspro.metrics import scored, search_rollouts
+from harnesspro.racing import race
 from harnesspro.records import Candidate
-from harnesspro.reports import agreement, budget
+from harnesspro.refresh import refresh_coreset
+from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
@@ -22,6 +26,7 @@ from harnesspro.reports.final import band_line, final_table, write_final
 from harnesspro.reports.money import dollars, share
 from harnesspro.search.account import describe_search_costs, write_search_costs
 from harnesspro.selection import Selected, recorded, select
+from harnesspro.strategies import make_strategy
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
 from harnesspro.uncertainty import Uncertainty, bootstrap
 from harnesspro.validation import validate, validation_scores
@@ -59,7 +64,7 @@ def stopped(ctx: RunContext, epoch: int) -> bool:
 def intervals(ctx: RunContext) -> dict[str, Uncertainty]:
     """Bootstrap intervals and P(non-dominated) of every candidate's coreset scores."""
     ev = ctx.config.evaluation
-    frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset)
+    frame = scored(ctx.scoring_rollouts(), ctx.splits.coreset)
     return bootstrap(frame, "pass", ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
 
 
@@ -114,7 +119,7 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
         known = ctx.candidates()
         ctx.console.print(f"  resuming epoch {epoch}: its plans and candidates are reused")
         return [known[cid] for cid in json.loads(journaled)]
-    children = improve(ctx, epoch, previous.parents)
+    children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, previous.parents)
     ctx.ledger.journal(epoch, "candidates", json.dumps([c.id for c in children]))
     return children
 
@@ -122,9 +127,14 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
     children = epoch_candidates(ctx, epoch, previous)
-    note_stop(ctx, epoch, evaluate(ctx, children, epoch, cap=rollout_cap(ctx)), "coreset")
+    note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     record_effects(ctx, epoch)
+    merged = compose(ctx, epoch)
+    if merged:
+        note_stop(ctx, epoch, evaluate(ctx, merged, epoch, cap=rollout_cap(ctx)), "coreset")
+        score_pending(ctx)
+    file_epoch(ctx, epoch)
     return close_epoch(ctx, epoch)
 
 
@@ -144,7 +154,11 @@ def run_evolution(ctx: RunContext) -> Selected:
     no new rollouts."""
     check_cap(ctx)
     finished = set(ctx.ledger.finished_epochs()["epoch"])
-    selected = recorded(ctx, 0) if 0 in finished else epoch_zero(ctx)
+    if 0 in finished:
+        selected = recorded(ctx, 0)
+    else:
+        selected = epoch_zero(ctx)
+        ctx = refresh_coreset(ctx, 0, selected.parents, rollout_cap(ctx))
     for epoch in range(1, ctx.config.evolution.epochs + 1):
         if epoch in finished:
             selected = recorded(ctx, epoch)
@@ -152,6 +166,7 @@ def run_evolution(ctx: RunContext) -> Selected:
             break
         else:
             selected = run_epoch(ctx, epoch, selected)
+            ctx = refresh_coreset(ctx, epoch, selected.parents, rollout_cap(ctx))
     ctx.ledger.set_meta("status", "complete")
     finish_run(ctx)
     return selected
@@ -174,8 +189,14 @@ def run_reports(ctx: RunContext) -> list[str]:
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())
     write_run_costs(rollouts, ctx.ledger.search_calls(), ctx.run.reports())
+    coverage = levers.write_lever_reports(
+        rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
+    )
     lines = [agreement.describe(name, a) for name, a in by_split.items()]
-    return [*lines, *budget.describe(spend), describe_search_costs(ctx.ledger)]
+    return [
+        *lines, *budget.describe(spend), describe_search_costs(ctx.ledger),
+        levers.describe(coverage),
+    ]  # fmt: skip
 
 
 def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
@@ -189,6 +210,12 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
             write_final(report, ctx.run.reports())
             ctx.console.print(final_table(report))
             ctx.console.print(band_line(report))
+            labels = [(h.harness, h.candidate_id) for h in report.harnesses]
+            failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
+            if failures:
+                ctx.console.print("failed official verdicts (the verifier's reason):")
+            for line in failures:
+                ctx.console.print(line, markup=False)
         else:
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
     for line in run_reports(ctx):

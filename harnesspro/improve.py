@@ -20,6 +20,7 @@ from harnesspro.analyzer.rules import Trace, prevalence
 from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs, improver_inputs
 from harnesspro.gateway.upstream import Upstream
+from harnesspro.library import harmful
 from harnesspro.metrics import TOKEN_COLUMNS, scored
 from harnesspro.planner.catalog import check_prediction
 from harnesspro.planner.memory import Pairs, measure, paired_difference
@@ -102,6 +103,8 @@ def run_roles(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[
     for parent, seen in prevalences.items():
         shares = ", ".join(f"{kind} {share:.0%}" for kind, share in sorted(seen.items()))
         ctx.console.print(f"  diagnoses of {parent} (share of its rollouts): {shares or 'none'}")
+    for name, evidence in sorted(harmful(inputs.library).items()):
+        ctx.console.print(f"  library: avoiding {name}: {evidence}", markup=False)
     plans, fell_back = roles.plan(inputs, diagnoses, prevalences)
     _fallbacks(ctx, "planner", fell_back)
     children: dict[str, Candidate] = {}
@@ -139,6 +142,7 @@ def plan_of(row: Mapping[Any, Any]) -> Plan:
         change=str(row.get("change") or ""),
         files=tuple(json.loads(row.get("files") or "[]")),
         expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
+        scope="domain" if row.get("scope") == "domain" else "invariant",
     )
 
 

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS rollouts (
   key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
   status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
   cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
-  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT);
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT,
+  verifier_reason TEXT);
 CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
 CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS selections (
@@ -53,6 +54,9 @@ CREATE TABLE IF NOT EXISTS discarded (
   split TEXT, status TEXT, uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER,
   output INTEGER, reasoning INTEGER, cost REAL, n_calls INTEGER, reason TEXT, created REAL,
   PRIMARY KEY (key, try));
+CREATE TABLE IF NOT EXISTS compositions (
+  epoch INTEGER, parent_id TEXT, outcome TEXT, children TEXT, candidate_id TEXT, why TEXT,
+  PRIMARY KEY (epoch, parent_id));
 CREATE TABLE IF NOT EXISTS search_calls (
   epoch INTEGER, role TEXT, attempt INTEGER, model TEXT, status INTEGER, retries INTEGER,
   uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER, output INTEGER,
@@ -62,17 +66,18 @@ CREATE TABLE IF NOT EXISTS search_calls (
 # Columns added after a table was first released: (table, column, type), added on open.
 MIGRATIONS = [
     ("rollouts", "split", "TEXT"),
+    ("rollouts", "verifier_reason", "TEXT"),
     *((("plans", c, t) for c, t in (
         ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
         ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
-        ("verdict", "TEXT"), ("verdict_why", "TEXT"),
+        ("verdict", "TEXT"), ("verdict_why", "TEXT"), ("scope", "TEXT"),
     ))),
 ]  # fmt: skip
 
 ROLLOUT_COLUMNS = (
     "key, candidate_id, task_id, attempt, epoch, status, pass, official_pass, uncached_input, "
     "cached_input, cache_write, output, reasoning, cost, latency_s, n_calls, artifacts, created, "
-    "reason, split"
+    "reason, split, verifier_reason"
 )
 
 
@@ -148,6 +153,8 @@ class Ledger:
             time.time(),
             result.reason,
             split,
+            # One line on the official verdict (why it failed), for `eval` and the dashboard.
+            result.verifier.reason if result.verifier else None,
         )
         placeholders = ", ".join("?" * len(row))
         self._write(
@@ -269,7 +276,7 @@ class Ledger:
             "child_id": child_id, "note": note, "kind": plan.kind,
             "levers": json.dumps(list(plan.levers)), "change": plan.change,
             "files": json.dumps(list(plan.files)),
-            "expected_flips": json.dumps(list(plan.expected_flips)),
+            "expected_flips": json.dumps(list(plan.expected_flips)), "scope": plan.scope,
         }  # fmt: skip
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
@@ -301,6 +308,22 @@ class Ledger:
     def intervals(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM intervals ORDER BY epoch, candidate_id", self.db)
 
+    def record_composition(
+        self,
+        epoch: int,
+        parent_id: str,
+        outcome: str,
+        children: Iterable[str],
+        candidate_id: str | None,
+        why: str,
+    ) -> None:
+        """The composer's outcome for one parent: merge, pick or keep-base."""
+        row = (epoch, parent_id, outcome, json.dumps(list(children)), candidate_id, why)
+        self._write("INSERT OR REPLACE INTO compositions VALUES (?, ?, ?, ?, ?, ?)", [row])
+
+    def compositions(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM compositions ORDER BY epoch, parent_id", self.db)
+
     # -- the search-cost account (improver calls, metered apart from the harness's cost) --
     def record_search_call(
         self, epoch: int, role: str, attempt: int, call: ModelCall, note: str = ""
@@ -324,3 +347,13 @@ class Ledger:
 
     def search_calls(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM search_calls ORDER BY created", self.db)
+
+
+def passing_tasks(path: Path) -> set[str]:
+    """Task ids with at least one officially passed rollout in a run's ledger, read-only."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT DISTINCT task_id FROM rollouts WHERE official_pass = 1")
+        return {str(row[0]) for row in rows}
+    finally:
+        db.close()

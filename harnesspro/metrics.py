@@ -34,6 +34,16 @@ def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[st
     return scores
 
 
+def covering(rollouts: pd.DataFrame, coreset: Iterable[str]) -> pd.DataFrame:
+    """Rollouts of the candidates with scored rollouts on every coreset task: after a coreset
+    refresh, only they are compared (one common task set)."""
+    tasks = set(coreset)
+    frame = scored(rollouts, tasks).dropna(subset=["pass"])
+    counts = frame.groupby("candidate_id")["task_id"].nunique()
+    full = set(counts[counts == len(tasks)].index)
+    return rollouts[rollouts["candidate_id"].isin(full)]
+
+
 def on_split(rollouts: pd.DataFrame, split: str) -> pd.DataFrame:
     """Rollouts run on one split; ledgers from before splits hold only coreset rollouts."""
     return rollouts[rollouts["split"].fillna("coreset") == split]

@@ -73,6 +73,22 @@ class RolloutSpec:
 
 
 @dataclass(frozen=True)
+class VerifierEvidence:
+    """What the official verifier said about a rollout's final state."""
+
+    passed: bool
+    reward: float | None
+    exit_code: int | None
+    timed_out: bool
+    reason: str
+    """One line: the verdict and, when it failed, the verifier's most telling output line."""
+    output: str
+    """Tail of the verifier's stdout and stderr."""
+    reward_files: dict[str, str] = field(default_factory=dict)
+    """reward.txt / reward.json as the verifier wrote them."""
+
+
+@dataclass(frozen=True)
 class RolloutResult:
     """What came back from a rollout, as data (no shared filesystem assumed)."""
 
@@ -90,8 +106,10 @@ class RolloutResult:
     detail: str = ""
     reason: str = ""
     """One line saying why a rollout is not `ok`."""
-    verifier_output: str = ""
-    """What the official verifier printed (its own artifact, never in the workspace copy)."""
+    verifier: VerifierEvidence | None = None
+    """The official verifier's evidence (None when it could not run)."""
+    chat_log: str = ""
+    """The gateway's chat.jsonl: every answered call's messages and reply."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +140,7 @@ class Diagnosis:
 
 
 PlanKind = Literal["catalog", "free"]
+Scope = Literal["invariant", "domain"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +166,9 @@ class Plan:
     """Harness files the change will touch."""
     expected_flips: tuple[str, ...] = ()
     """Coreset tasks the planner expects to change verdict."""
+    scope: Scope = "invariant"
+    """`invariant`: how the agent works (planning, tool use, context, budgets); `domain`:
+    what a practitioner of the task family knows."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from harnesspro.editor import Editor
 from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
 from harnesspro.editor.llm import LLMEditor
 from harnesspro.harness.repo import HarnessRepo
+from harnesspro.library import harmful
 from harnesspro.planner import Planner
 from harnesspro.planner import llm as llm_planner
 from harnesspro.planner.catalog import plan_all
@@ -40,7 +41,8 @@ class CatalogImprover:
         prevalences: Mapping[str, Mapping[str, float]],
     ) -> tuple[list[Plan], Fallbacks]:
         parents = [inputs.candidates[p] for p in inputs.parents]
-        return plan_all(parents, inputs.candidates, prevalences, inputs.scores), {}
+        avoid = harmful(inputs.library)
+        return plan_all(parents, inputs.candidates, prevalences, inputs.scores, avoid), {}
 
     def edit(
         self,

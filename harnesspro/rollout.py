@@ -21,22 +21,22 @@ from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy, fitted
 from harnesspro.gateway.server import BUDGET_STATUS, Gateway
 from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
+from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
 from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
 from harnesspro.snapshot import Snapshot
 from harnesspro.snapshot import take as take_snapshot
 from harnesspro.snapshot import write as write_snapshot
+from harnesspro.tasks.layout import Layout
+from harnesspro.tasks.loader import TaskError
+from harnesspro.tasks.runtime import TaskBundle, grade, materialise, open_task
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
-GRADING_TIMEOUT_S = 120.0
-VERIFIER_OUTPUT_CAP = 100_000
-# Verifiers never load code from a user site folder (HOME may be the agent's workspace).
-VERIFIER_ENV = {"PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 class InfraError(Exception):
@@ -54,8 +54,7 @@ class RolloutInputs:
     spec: RolloutSpec
     harness_files: dict[str, bytes]
     task_json: dict[str, str]
-    workspace_files: dict[str, bytes]
-    test_files: dict[str, bytes]
+    task: TaskBundle
     script: TaskScript | None
     model: ModelConfig
     price: Price | None  # None: unpriced model (allow_unpriced), cost unknown
@@ -66,6 +65,9 @@ class RolloutInputs:
     memory_mb: int = 4096
     budget: RolloutBudget = RolloutBudget()
     retry: RetryPolicy = RetryPolicy()
+    grade: bool = True
+    """Run the official verifier (search rollouts may skip it: evaluation.official_on_search)."""
+    behaviour: BehaviourProfile = DEFAULT_PROFILE  # trusted side: the gateway's only
 
 
 def write_tree(root: Path, files: Mapping[str, bytes]) -> Path:
@@ -144,81 +146,57 @@ def make_upstream(inputs: RolloutInputs) -> Upstream:
     """The upstream for this rollout's model config; provider keys stay in this process.
     Each attempt's timeout is sized so that a retry still fits in the rollout's time."""
     if inputs.model.upstream == "scripted":
-        policy = ScriptedPolicy([inputs.script] if inputs.script else [])
-        return ScriptedUpstream(policy, inputs.model.latency)
+        scripts = [inputs.script] if inputs.script else []
+        return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
     key = os.environ.get(inputs.model.api_key_env or "", "")
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
     return OpenAIUpstream(inputs.model.base_url, key, timeout_s=attempt_s)
 
 
-def _harness_mounts(inputs: RolloutInputs, tmp: Path, gateway_dir: Path) -> list[Mount]:
+def _harness_mounts(
+    inputs: RolloutInputs, tmp: Path, gateway_dir: Path, layout: Layout
+) -> list[Mount]:
+    """The task's layout first (files at their container paths, its tools), then the
+    harness's own mounts on top, under /harnesspro and /run where no task puts files."""
     harness = write_tree(tmp / "harness", inputs.harness_files)
-    task_dir = write_tree(tmp / "task", {"task.json": json.dumps(inputs.task_json).encode()})
+    task_json = {**inputs.task_json, "workdir": layout.workdir}
+    task_dir = write_tree(tmp / "taskjson", {"task.json": json.dumps(task_json).encode()})
     return [
+        *layout.mounts(),
         Mount(harness, "/harness"),
         Mount(task_dir, "/harnesspro/task"),
         Mount(tmp / "out", "/harnesspro/out", writable=True),
-        Mount(tmp / "work", inputs.task_json["workdir"], writable=True),
-        Mount(FORWARDER, "/opt/harnesspro/forwarder.py"),
+        Mount(FORWARDER, "/harnesspro/forwarder.py"),
         Mount(gateway_dir, "/run/harnesspro"),
     ]
 
 
-def _run_harness(inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path) -> SandboxResult:
-    mounts = _harness_mounts(inputs, tmp, gw)
+def _run_harness(
+    inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path, layout: Layout
+) -> SandboxResult:
+    mounts = _harness_mounts(inputs, tmp, gw, layout)
     toolenv = harness_toolenv(tmp / "harness")  # read-only at its own path
     mounts += toolenv.mounts() if toolenv else []
     at = sandbox.visible_path
+    task_env = dict(layout.env)  # the Dockerfile's ENV, HOME and PATH, as in the container
+    python_path = ":".join(p for p in (at(mounts, "/harness"), task_env.get("PYTHONPATH")) if p)
     env = {
+        **task_env,
         "HARNESSPRO_TASK": at(mounts, "/harnesspro/task/task.json"),
         "HARNESSPRO_OUT": at(mounts, "/harnesspro/out"),
         "HARNESSPRO_MODEL": inputs.model.name,
         "OPENAI_API_KEY": inputs.token,
-        "PYTHONPATH": at(mounts, "/harness"),
+        "PYTHONPATH": python_path,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
-    forward = [sys.executable, at(mounts, "/opt/harnesspro/forwarder.py")]
+    # -S: the forwarder is standard library only, and skipping site saves most of its start-up
+    forward = [sys.executable, "-S", at(mounts, "/harnesspro/forwarder.py")]
     argv = [*forward, at(mounts, "/run/harnesspro/gw.sock"), str(port), "--"]
     argv += harness_command(tmp / "harness", toolenv)
-    return sandbox.run(argv, mounts, env, inputs.task_json["workdir"], inputs.timeout_s)
-
-
-@dataclass(frozen=True)
-class OfficialGrade:
-    """The official verifier's verdict on a workspace, and what it printed."""
-
-    passed: bool
-    output: str
-
-
-def grade_official(
-    work: Path,
-    workdir: str,
-    test_files: dict[str, bytes],
-    tmp: Path,
-    sandbox: Sandbox | None = None,
-) -> OfficialGrade:
-    """Run the task's official tests/test.sh in the sandbox; pass = exit 0 and reward 1.
-
-    The tests may run the agent's programs, so they can write anywhere the workspace is
-    mounted: take the workspace snapshot before this, never after.
-    """
-    sandbox = sandbox or make_sandbox("bubblewrap")
-    tests = write_tree(tmp / "tests", test_files)
-    logs = tmp / "logs"
-    logs.mkdir(exist_ok=True)
-    mounts = [
-        Mount(work, workdir, True),
-        Mount(tests, "/tests"),
-        Mount(logs, "/logs/verifier", True),
-    ]
-    argv = ["bash", sandbox.visible_path(mounts, "/tests/test.sh")]
-    result = sandbox.run(argv, mounts, VERIFIER_ENV, workdir, GRADING_TIMEOUT_S)
-    reward = logs / "reward.txt"
-    rewarded = not reward.exists() or reward.read_text().strip() in ("1", "1.0")
-    output = (result.stdout + result.stderr)[-VERIFIER_OUTPUT_CAP:]
-    return OfficialGrade(result.exit_code == 0 and rewarded, output)
+    result = sandbox.run(argv, mounts, env, layout.workdir, inputs.timeout_s)
+    layout.tidy()
+    return result
 
 
 def _dir_size(root: Path) -> int:
@@ -263,6 +241,23 @@ def total_cost(gateway: Gateway) -> float | None:
     return sum(call.cost or 0.0 for call in gateway.calls)
 
 
+def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
+    """Our side could not set the task up: never counted as the harness's failure."""
+    return RolloutResult(
+        key=inputs.spec.key,
+        status="infra_error",
+        usage=Usage(),
+        cost=None,
+        latency_s=0.0,
+        n_calls=0,
+        official_pass=None,
+        trajectory="",
+        gateway_log="",
+        workspace={},
+        reason=reason.splitlines()[0][:300] if reason else "task setup failed",
+    )
+
+
 def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
     """Run one rollout end to end; never raises for harness or task problems.
 
@@ -272,7 +267,11 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
     with tempfile.TemporaryDirectory(prefix="hp-roll-") as name:
         tmp = Path(name)
         (tmp / "out").mkdir()
-        work = write_tree(tmp / "work", inputs.workspace_files)
+        try:
+            task = materialise(inputs.task)
+            layout = open_task(task, tmp / "task")
+        except (TaskError, ToolEnvError, OSError, subprocess.SubprocessError) as exc:
+            return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
         upstream = upstream or make_upstream(inputs)
@@ -284,7 +283,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         gateway.register(inputs.token, inputs.sampling_seed)
         with gateway:
             try:
-                run = _run_harness(inputs, sandbox, tmp, gateway_dir)
+                run = _run_harness(inputs, sandbox, tmp, gateway_dir, layout)
                 status, reason = classify(run, tmp / "out", gateway, gateway.in_flight)
             except HarnessError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
@@ -292,11 +291,9 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             except InfraError as exc:
                 run = SandboxResult(None, False, "", "", 0.0, str(exc))
                 status, reason = "infra_error", str(exc).splitlines()[0][:300]
-        # Before grading: the tests run the agent's programs, which may write anything.
-        workspace = snapshot(work, sandbox, inputs.task_json["workdir"])
-        official = grade_official(
-            work, inputs.task_json["workdir"], inputs.test_files, tmp, sandbox
-        )
+        # The snapshot is taken before the verifier runs: grading cannot change what is scored.
+        workspace = snapshot(layout.host(layout.workdir), sandbox, layout.workdir)
+        verdict = grade(task, layout, sandbox) if inputs.grade else None
         trajectory_path = tmp / "out" / "trajectory.jsonl"
         trajectory = (
             trajectory_path.read_text(errors="replace")[:TRAJECTORY_CAP]
@@ -310,11 +307,12 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             cost=total_cost(gateway),
             latency_s=run.wall_s,
             n_calls=len(gateway.calls),
-            official_pass=official.passed,
+            official_pass=verdict.passed if verdict else None,
             trajectory=trajectory,
             gateway_log="\n".join(gateway.log),
             workspace=workspace,
-            verifier_output=official.output,
             detail=run.stderr[-2000:],
             reason=reason,
+            verifier=verdict,
+            chat_log="\n".join(gateway.chat_log.lines),
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harnesspro.atomic import write_text_atomic
 from harnesspro.config import ConfigError, RunConfig, dump_config
-from harnesspro.records import RolloutResult
+from harnesspro.records import RolloutResult, VerifierEvidence
 from harnesspro.snapshot import Snapshot
 from harnesspro.snapshot import load as load_snapshot
 from harnesspro.snapshot import save as save_snapshot
@@ -128,13 +128,28 @@ class RunFolder:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "trajectory.jsonl").write_text(result.trajectory)
         (folder / "gateway.jsonl").write_text(result.gateway_log)
+        (folder / "chat.jsonl").write_text(result.chat_log)
         (folder / "stderr.txt").write_text(result.detail)
-        (folder / "verifier.txt").write_text(result.verifier_output)
         save_snapshot(folder, result.workspace)
+        if result.verifier is not None:
+            (folder / "verifier.json").write_text(json.dumps(asdict(result.verifier), indent=2))
         return str(folder.relative_to(self.root))
+
+    def verifier(self, key: str) -> VerifierEvidence | None:
+        """The official verifier's evidence for a rollout (verdict, one-line reason, output
+        tail, exit status, reward files), or None when the verifier did not run."""
+        path = self.rollout_dir(key) / "verifier.json"
+        if not path.is_file():
+            return None
+        return VerifierEvidence(**json.loads(path.read_text()))
 
     def trajectory(self, key: str) -> str:
         path = self.rollout_dir(key) / "trajectory.jsonl"
+        return path.read_text() if path.exists() else ""
+
+    def chat_log(self, key: str) -> str:
+        """The rollout's gateway chat log ('' for rollouts recorded before chat logs)."""
+        path = self.rollout_dir(key) / "chat.jsonl"
         return path.read_text() if path.exists() else ""
 
     def workspace(self, key: str) -> Snapshot:

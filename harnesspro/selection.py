@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from harnesspro import pareto
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.records import Score
+from harnesspro.strategies import SINGLE_OBJECTIVE
 
 HV_REF_KEY = "hypervolume_ref_cost"
 """Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""
@@ -55,6 +56,13 @@ def choose(
     return Choice(tuple(kept), {m: kept[i] for m, i in local.items()}, j)
 
 
+def best_pass(points: Mapping[str, tuple[float, float]], modes: list[str]) -> Choice:
+    """Single-objective selection: every mode gets the best pass rate (ties: the earliest
+    candidate, the incumbent a hill climber keeps); cost plays no part."""
+    best = min(points, key=lambda cid: (-points[cid][0], cid))
+    return Choice((best,), dict.fromkeys(modes, best), dict.fromkeys(modes, 0.0))
+
+
 @dataclass(frozen=True)
 class Selected:
     epoch: int
@@ -87,6 +95,8 @@ def select(ctx: RunContext, epoch: int) -> Selected:
     points = {cid: (s.pass_rate, cost_axis(s, scores)) for cid, s in scores.items()}
     modes = {m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()}
     choice = choose(points, SEED_ID, modes, ctx.config.evolution.max_survivors)
+    if ctx.config.evolution.strategy in SINGLE_OBJECTIVE:
+        choice = best_pass(points, list(modes))
     rows = [
         (mode, cid, points[cid][0], scores[cid].cost_per_task, choice.j[mode])
         for mode, cid in choice.picks.items()

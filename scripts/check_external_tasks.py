@@ -41,7 +41,7 @@ def main() -> int:
     if args.details:
         args.details.write_text("".join(_detail(v) for v in results))
     _summary(results, len(problems), time.monotonic() - started)
-    unexpected = [v for v in results if v.status not in ("ok", "needs container")]
+    unexpected = [v for v in results if v.status not in ("ok", "unproven", "needs container")]
     return 1 if unexpected or problems else 0
 
 
@@ -51,11 +51,13 @@ def _detail(v: Validation) -> str:
 
 
 def _summary(results: list[Validation], malformed: int, seconds: float) -> None:
-    ran = sum(1 for v in results if v.status == "ok")
+    ran = sum(1 for v in results if v.status in ("ok", "unproven"))
+    proven = sum(1 for v in results if v.status == "ok")
     needs = [v for v in results if v.status == "needs container"]
-    other = [v for v in results if v.status not in ("ok", "needs container")]
+    other = [v for v in results if v.status not in ("ok", "unproven", "needs container")]
     print(f"\n{len(results) + malformed} tasks in {seconds:.0f} s")
     print(f"ran the verifier with a do-nothing agent, reward 0: {ran}")
+    print(f"verifiers shown to pass (reference solution): {proven}; unproven: {ran - proven}")
     print(f"needs container: {len(needs)}")
     for reason, count in Counter(v.reason for v in needs).most_common():
         print(f"  {count:3} {reason}")

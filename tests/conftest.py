@@ -22,12 +22,8 @@ from harnesspro.context import RunContext
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
-from harnesspro.harness.validate import SMOKE_TASK
-from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec, Usage
-from harnesspro.rollout import RolloutInputs
 from harnesspro.runfolder import RunFolder
-from harnesspro.tasks.loader import folder_files, load_suite, load_task, workspace_files
 
 SCRIPTED_PRICE = Price(input=1.25, cached_input=0.125, output=10.0)
 FAKE_PRICE = Price(input=2.0, cached_input=0.5, output=8.0)
@@ -102,6 +98,23 @@ def gateway_to(base_url: str, **kwargs: object) -> Iterator[Gateway]:
         gw.register("rollout-token-abcdef", "seed")
         with gw:
             yield gw
+
+
+def shared_dataset(name: str) -> Path:
+    """A dataset of external tasks under `shared/datasets/` beside the checkout (in any parent
+    folder, so git worktrees find it too), or under `$HARNESSPRO_DATASETS`. May not exist:
+    tests using it skip then."""
+    import os
+
+    configured = os.environ.get("HARNESSPRO_DATASETS")
+    if configured:
+        return Path(configured) / name
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "shared" / "datasets" / name
+        if candidate.is_dir():
+            return candidate
+    return here.parents[2] / "shared" / "datasets" / name
 
 
 @pytest.fixture
@@ -193,36 +206,18 @@ def tool_call(name: str, n: int = 0, **arguments: str) -> dict[str, Any]:
     return {"role": "assistant", "content": "", "tool_calls": [call]}
 
 
-def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
-    """A rollout of `harness` on the smoke task (no scripted knowledge: replies are given)."""
-    task = load_task(SMOKE_TASK)
-    return RolloutInputs(
-        spec=RolloutSpec("k", "c", task.id, 0, 0),
-        harness_files=folder_files(harness),
-        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
-        script=None,
-        model=ModelConfig(),
-        price=SCRIPTED_PRICE,
-        timeout_s=timeout_s,
-        sampling_seed="s",
-        token="replay-token-0123456789",
-    )
+@pytest.fixture(scope="session")
+def finished_tiny_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
+    """One finished tiny run (seed + 1 epoch, 2 validation tasks x 1, test split K = 1, the
+    composer on, the experience library in `library.sqlite` beside the run folder), shared by
+    the tests that only read a run (export, library, composer, retro, lever reports)."""
+    from harnesspro.cli import main
 
-
-def inputs_for(task_id: str, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:
-    task = next(t for t in load_suite("builtin") if t.id == task_id)
-    return RolloutInputs(
-        spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
-        harness_files=harness,
-        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
-        script=script_for(task),
-        model=ModelConfig(),
-        price=SCRIPTED_PRICE,
-        timeout_s=60,
-        sampling_seed=f"0:{task.id}:{attempt}",
-        token=f"token-{attempt}-0123456789abcdef",
-    )
+    folder = tmp_path_factory.mktemp("tiny-run")
+    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 1}
+    library = {"use": True, "path": str(folder / "library.sqlite")}
+    evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True}
+    config = tiny_config(folder, evaluation=evaluation, library=library, evolution=evolution)
+    run_dir = folder / "run"
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    return run_dir

@@ -17,7 +17,8 @@ from harnesspro.gateway.retry import RetryPolicy, fitted
 from harnesspro.ledger import Ledger
 from harnesspro.records import RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+from harnesspro.tasks.loader import folder_files, load_suite
+from harnesspro.tasks.runtime import bundle_task
 from tests.conftest import FAKE_PRICE, gateway_to
 
 BODY = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
@@ -30,8 +31,7 @@ def seed_inputs(task_id: str, key: str, base_url: str, timeout_s: float = 20.0) 
         spec=RolloutSpec(key, "c000", task.id, 0, 0),
         harness_files=folder_files(seed_template()),
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
+        task=bundle_task(task),
         script=None,
         model=ModelConfig(name="fake-model", upstream="openai", base_url=base_url),
         price=FAKE_PRICE,

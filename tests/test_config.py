@@ -63,3 +63,61 @@ def test_unpriced_model_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["evolve", "--config", str(path), "--run-dir", str(run_dir)]) == 2
     assert "prices.no-such-model-xyz" in capsys.readouterr().err
     assert not run_dir.exists()
+
+
+COMMITTED = Path(__file__).resolve().parents[1] / "coresets" / "quickstart.json"
+
+
+def test_coreset_size_disagreeing_with_the_manifest_exits_2_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    fixed = len(json.loads(COMMITTED.read_text())["splits"]["coreset"])
+    prices = "prices:\n  scripted: {input: 1.0, output: 1.0}\n"
+    config = write(tmp_path, f"{prices}tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n")
+    run_dir = tmp_path / "run"
+    argv = ["evolve", "--config", str(config), "--run-dir", str(run_dir)]
+    assert main([*argv, "--set", f"coreset.size={fixed + 1}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert f"coreset.size is {fixed + 1}" in err and str(COMMITTED) in err
+    assert f"coreset of {fixed} tasks" in err
+    assert not run_dir.exists()
+
+
+def test_relative_paths_resolve_against_the_config_files_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "project" / "configs"
+    folder.mkdir(parents=True)
+    path = folder / "run.yaml"
+    path.write_text(
+        "tasks:\n  suite: [../suites/a, /abs/b, builtin]\n  manifest: ../coresets/m.json\n"
+        "evolution:\n  improver_model: {upstream: replay, replay_log: replies.jsonl}\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config(path)
+    project = (tmp_path / "project").resolve()
+    assert config.tasks.suite == [str(project / "suites/a"), "/abs/b", "builtin"]
+    assert config.tasks.manifest == project / "coresets/m.json"
+    assert config.evolution.improver_model.replay_log == folder.resolve() / "replies.jsonl"
+    # An override typed in a shell stays relative to the working directory.
+    assert load_config(path, ["tasks.suite=here"]).tasks.suite == "here"
+
+
+def test_a_missing_suite_is_named_by_its_resolved_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "cfg"
+    folder.mkdir()
+    config = folder / "run.yaml"
+    config.write_text(
+        "prices:\n  scripted: {input: 1.0, output: 1.0}\ntasks:\n  suite: ../missing\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert main(["evolve", "--config", str(config), "--run-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path.resolve() / 'missing'}: task suite folder not found" in err

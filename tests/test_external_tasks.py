@@ -21,8 +21,9 @@ from harnesspro.tasks.loader import load_suite, scan_suite
 from harnesspro.tasks.manifest import ManifestError, build_manifest, verify_manifest
 from harnesspro.tasks.toolenv import ensure_toolenv, normalise
 from harnesspro.tasks.verify import environment_of, prepare, validate_task
+from tests.conftest import shared_dataset
 
-DATASET = Path(__file__).resolve().parents[2] / "shared/datasets/termigen-dev"
+DATASET = shared_dataset("termigen-dev")
 
 pytestmark = [
     pytest.mark.slow,
@@ -96,7 +97,10 @@ def test_do_nothing_runs_the_verifier_and_gets_reward_0(task: Task) -> None:
     result = validate_task(task, Bubblewrap())
     if result.status == "needs container":
         pytest.fail(f"{task.id} was selected as Docker-free but needs a container: {result}")
-    assert result.status == "ok", f"{result.reason}\n{result.idle.output if result.idle else ''}"
+    # No reference solutions ship with these tasks: the verifier is not shown to pass.
+    assert result.status == "unproven", (
+        f"{result.reason}\n{result.idle.output if result.idle else ''}"
+    )
     assert result.idle is not None and result.idle.reward == 0.0
     assert result.idle.runner_fault is None
     # The verifier really ran pytest on the task's tests (not an early crash).

@@ -14,7 +14,7 @@ from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.records import RolloutResult
 from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import builtin_suite_dir
-from tests.conftest import inputs_for_harness
+from tests.test_mechanisms import inputs_for_harness
 
 MANIFEST = '[harness]\nname = "probe"\ncommand = ["bash", "/harness/run.sh"]\n'
 RESULT = '\necho \'{"status": "submitted"}\' > "$HARNESSPRO_OUT/result.json"\n'
@@ -102,7 +102,8 @@ def test_host_environment_and_provider_key_are_not_inherited(
     env = result.workspace["env.txt"].decode()
     assert "sk-host-provider-key" not in env
     assert "OPENAI_API_KEY=replay-token-0123456789" in env  # the per-rollout token only
-    assert "PYTEST_CURRENT_TEST" not in env and "HOME=/tmp" in env
+    # HOME is the task container's (/root, a per-rollout staged folder), as for the verifier.
+    assert "PYTEST_CURRENT_TEST" not in env and "HOME=/root" in env
 
 
 def _alive(marker: str) -> list[int]:

@@ -23,7 +23,8 @@ from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.records import RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+from harnesspro.tasks.loader import folder_files, load_task
+from harnesspro.tasks.runtime import bundle_task
 
 pytestmark = pytest.mark.slow
 
@@ -90,8 +91,7 @@ def test_seed_rollout_records_exactly_the_servers_usage(llama_server: str, tmp_p
             spec=RolloutSpec("real", "seed", task.id, 0, 0),
             harness_files=folder_files(harness),
             task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            workspace_files=workspace_files(task),
-            test_files=folder_files(task.path / "tests"),
+            task=bundle_task(task),
             script=None,
             model=ModelConfig(name="gemma-3-270m", upstream="openai", base_url=llama_server),
             price=Price(input=0.1, output=0.2),

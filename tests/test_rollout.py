@@ -4,10 +4,30 @@ from __future__ import annotations
 
 import json
 
+from harnesspro.config import ModelConfig
 from harnesspro.context import seed_template
-from harnesspro.rollout import run_rollout
-from harnesspro.tasks.loader import folder_files
-from tests.conftest import inputs_for
+from harnesspro.policies.scripted import script_for
+from harnesspro.records import RolloutSpec
+from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.tasks.loader import folder_files, load_suite
+from harnesspro.tasks.runtime import bundle_task
+from tests.conftest import SCRIPTED_PRICE
+
+
+def inputs_for(task_id: str, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:
+    task = next(t for t in load_suite("builtin") if t.id == task_id)
+    return RolloutInputs(
+        spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
+        harness_files=harness,
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        task=bundle_task(task),
+        script=script_for(task),
+        model=ModelConfig(),
+        price=SCRIPTED_PRICE,
+        timeout_s=60,
+        sampling_seed=f"0:{task.id}:{attempt}",
+        token=f"token-{attempt}-0123456789abcdef",
+    )
 
 
 def test_seed_rollout_end_to_end() -> None:

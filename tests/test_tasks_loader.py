@@ -184,3 +184,72 @@ def test_tasks_validate_command_exit_codes(
     assert run_cli(["tasks", "validate", str(tmp_path / "absent")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "absent: no such folder" in err
+
+
+def test_a_task_without_reference_is_unproven_until_a_recorded_rollout_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harnesspro.ledger import Ledger
+    from harnesspro.records import RolloutResult, RolloutSpec, Usage
+
+    suite = tmp_path / "suite"
+    harbor_task(suite)
+    folder = harbor_task(suite, "no_reference")
+    (folder / "solution" / "solve.sh").unlink()
+    result = validate_task(load_task(folder), Bubblewrap())
+    assert result.status == "unproven" and result.reference is None
+    assert run_cli(["tasks", "validate", str(suite)]) == 0
+    out = capsys.readouterr().out
+    assert "1 ok, 1 unproven" in out and "verifiers shown to pass: 1 (1 by reference)" in out
+    assert run_cli(["tasks", "validate", "--require-reference", str(suite)]) == 1
+    capsys.readouterr()
+    # A run folder whose ledger holds an officially passed rollout of the task proves it.
+    run = tmp_path / "run"
+    run.mkdir()
+    passed = RolloutResult("k", "ok", Usage(), 0.0, 1.0, 1, True, "", "", {})
+    ledger = Ledger(run / "ledger.sqlite")
+    ledger.record_rollout(RolloutSpec("k", "c000", "no_reference", 0, 0), passed, "rollouts/k")
+    ledger.close()
+    assert (
+        run_cli(["tasks", "validate", "--require-reference", "--proof", str(run), str(suite)]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "2 ok" in out and "(1 by recorded rollout, 1 by reference); unproven: 0" in out
+    assert run_cli(["tasks", "validate", "--proof", str(tmp_path / "nope"), str(suite)]) == 2
+
+
+def test_suites_as_lists_and_terminal_bench_checkouts(tmp_path: Path) -> None:
+    harbor_task(tmp_path / "a")
+    terminal_bench_task(tmp_path / "checkout" / "tasks")  # a Terminal-Bench 1 repository
+    (tmp_path / "checkout" / "README.md").write_text("tasks live under tasks/\n")
+    both = load_suite([str(tmp_path / "a"), str(tmp_path / "checkout")])
+    assert [(t.id, t.path.parent.name) for t in both] == [
+        ("hello_harbor", "a"),
+        ("hello_tb", "tasks"),
+    ]
+    harbor_task(tmp_path / "b")  # the same id in another folder
+    with pytest.raises(TaskError, match="task id 'hello_harbor' is in both .*a and .*b"):
+        load_suite([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert (
+        run_cli(
+            [
+                "tasks",
+                "split",
+                str(tmp_path / "a"),
+                str(tmp_path / "checkout"),
+                "--test-fraction",
+                "0.5",
+                "--seed",
+                "0",
+                "--out",
+                str(tmp_path / "m.json"),
+            ]
+        )
+        == 0
+    )
+    from harnesspro.tasks.manifest import open_manifest
+
+    suite = [str(tmp_path / "a"), str(tmp_path / "checkout")]
+    assert set(open_manifest(tmp_path / "m.json", suite).hashes) == {"hello_harbor", "hello_tb"}
+    with pytest.raises(TaskError, match="written for suite"):
+        open_manifest(tmp_path / "m.json", str(tmp_path / "a"))

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from harnesspro.config import Price
 from harnesspro.gateway.budget import RolloutBudget, Spent
+from harnesspro.gateway.chatlog import ChatLog, assemble, first_message
 from harnesspro.gateway.prices import cost_of
 from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.gateway.shape import request_shape
@@ -88,6 +89,8 @@ class Gateway:
         self.accounts: dict[str, Account] = {}
         self.calls: list[ModelCall] = []
         self.log: list[str] = []
+        self.chat_log = ChatLog()
+        """Messages and replies of every answered call (chat.jsonl)."""
         self._lock = threading.Lock()
         self.in_flight = 0
         """Calls being answered right now (a rollout killed with one pending is our fault)."""
@@ -152,6 +155,8 @@ class Gateway:
         usage = failed.usage + normalise_usage(response.get("usage"))
         elapsed = time.monotonic() - started
         self._record(token, usage, elapsed, 200, retries, not failed.unknown, body)
+        with self._lock:
+            self.chat_log.add(token, body, first_message(response))
         return 200, response
 
     def _begin(self) -> None:
@@ -172,6 +177,7 @@ class Gateway:
 
     def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
         started, usage, status, failed = time.monotonic(), None, 200, Attempts()
+        seen: list[dict[str, Any]] = []
         self._begin()
         try:
             chunks, retries = with_retries(
@@ -184,6 +190,7 @@ class Gateway:
             for chunk in chunks:
                 if chunk.get("usage"):
                     usage = normalise_usage(chunk["usage"])
+                seen.append(chunk)
                 yield sse(chunk)
         except UpstreamError as exc:
             status, retries = _status(exc), exc.retries
@@ -196,6 +203,9 @@ class Gateway:
         known = not failed.unknown and (usage is not None or status != 200)
         total = failed.usage + (usage or Usage())
         self._record(token, total, time.monotonic() - started, status, retries, known, body)
+        if status == 200:
+            with self._lock:
+                self.chat_log.add(token, body, assemble(seen))
 
     def _record(
         self,

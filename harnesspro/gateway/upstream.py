@@ -50,10 +50,14 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-def envelope(request: Mapping[str, Any], message: dict[str, Any], cached: int) -> dict[str, Any]:
-    """An OpenAI-shaped chat completion around `message`, with estimated usage."""
+def envelope(
+    request: Mapping[str, Any], message: dict[str, Any], cached: int, reasoning: int | None = None
+) -> dict[str, Any]:
+    """An OpenAI-shaped chat completion around `message`, with estimated usage; `reasoning`
+    tokens default to 150 at high reasoning effort, else 0."""
     prompt_tokens = count_tokens(_prompt_text(request))
-    reasoning = 150 if request.get("reasoning_effort") == "high" else 0
+    if reasoning is None:
+        reasoning = 150 if request.get("reasoning_effort") == "high" else 0
     completion = count_tokens(json.dumps(message)) + reasoning
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
@@ -120,7 +124,8 @@ class ScriptedUpstream:
 
     def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
         message = self.policy.respond(request, sampling_seed)
-        response = envelope(request, message, self.cache.cached_tokens(request, sampling_seed))
+        cached = self.cache.cached_tokens(request, sampling_seed)
+        response = envelope(request, message, cached, self.policy.reasoning_tokens(request))
         if self.latency is not None:
             output = response["usage"]["completion_tokens"]
             self.sleep(simulated_latency(self.latency, request, output, sampling_seed))

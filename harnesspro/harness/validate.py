@@ -3,6 +3,7 @@ code that compiles, and a smoke rollout on a trivial task that must complete."""
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from harnesspro.config import ModelConfig, Price
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, requirements_problem, run_rollout
-from harnesspro.tasks.loader import folder_files, load_task, workspace_files
+from harnesspro.tasks.loader import folder_files, load_task
+from harnesspro.tasks.runtime import bundle_task
 
 SMOKE_TASK = Path(__file__).parent / "smoke"
 SMOKE_PRICE = Price(input=0.0, output=0.0)
@@ -60,8 +62,7 @@ def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult
             spec=RolloutSpec("smoke", "smoke", task.id, 0, 0),
             harness_files=folder_files(candidate),
             task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            workspace_files=workspace_files(task),
-            test_files=folder_files(task.path / "tests"),
+            task=bundle_task(task),
             script=script_for(task),
             model=ModelConfig(),
             price=SMOKE_PRICE,
@@ -71,6 +72,20 @@ def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult
             sandbox=sandbox,
         )
     )
+
+
+# Smoke rollouts by the harness's file contents: the smoke rollout is fixed (task, policy,
+# sampling seed), so equal files give the same result; a bench makes the same trees often.
+_SMOKES: dict[str, RolloutResult] = {}
+
+
+def _files_digest(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for rel in sorted(files):
+        if rel == ".git" or rel.startswith(".git/"):
+            continue  # a worktree's pointer to its repository, not harness content
+        digest.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+    return digest.hexdigest()
 
 
 def validate_harness(candidate: Path, seed: Path | None, smoke: bool = True) -> str:
@@ -85,7 +100,10 @@ def checked(
     problem = static_problem(candidate, seed)
     if problem or not smoke:
         return problem, None
-    result = smoke_rollout(candidate)
+    key = _files_digest(folder_files(candidate))
+    if key not in _SMOKES:
+        _SMOKES[key] = smoke_rollout(candidate)
+    result = _SMOKES[key]
     if result.status != "ok":
         return f"smoke rollout ended {result.status}: {result.reason}", result
     return "", result

@@ -40,6 +40,11 @@ NOTICE_FIRST = "You have used many tool calls: use parallel calls and avoid redu
 NOTICE_SECOND = "Focus on finishing: verify the outputs and submit."
 
 
+# What a practitioner of the task family knows (which descriptions mark easy tasks, how data
+# files are best read); every other mechanism is about how the agent works (invariant).
+DOMAIN_MECHANISMS = frozenset({"profile_routing", "skim_inputs"})
+
+
 @dataclass(frozen=True)
 class Mechanism:
     """One catalog entry; `apply` edits a worktree, `validate` says whether it took."""
@@ -53,6 +58,11 @@ class Mechanism:
     edit: Edit = field(repr=False)
     check: Check = field(repr=False)
     params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scope(self) -> str:
+        """`domain` or `invariant` (see DOMAIN_MECHANISMS)."""
+        return "domain" if self.name in DOMAIN_MECHANISMS else "invariant"
 
     def apply(self, worktree: Path) -> None:
         self.edit(worktree)

@@ -72,10 +72,12 @@ def plan_for(
     candidates: Mapping[str, Candidate],
     prevalence: Mapping[str, float],
     scores: Mapping[str, Score],
+    avoid: Mapping[str, str] | None = None,
 ) -> list[Plan]:
-    """Up to three distinct plans for one survivor, one per directive."""
+    """Up to three distinct plans for one survivor, one per directive; mechanisms in `avoid`
+    (the experience library's net-harmful changes, with evidence) are never planned."""
     score = scores[parent.id]
-    banned = excluded(parent.id, candidates, scores)
+    banned = excluded(parent.id, candidates, scores) | set(avoid or {})
     options = [predict(m, prevalence) for name, m in CATALOG.items() if name not in banned]
     plans: list[Plan] = []
     for directive in DIRECTIVES:
@@ -96,6 +98,7 @@ def plan_for(
                 ),
                 predicted_pass=round(best.d_pass, 4),
                 predicted_cost=round(best.d_cost, 4),
+                scope="domain" if best.mechanism.scope == "domain" else "invariant",
             )
         )
     return plans
@@ -119,10 +122,11 @@ def plan_all(
     candidates: Mapping[str, Candidate],
     prevalences: Mapping[str, Mapping[str, float]],
     scores: Mapping[str, Score],
+    avoid: Mapping[str, str] | None = None,
 ) -> list[Plan]:
-    """Plans for every survivor."""
+    """Plans for every survivor (never a mechanism in `avoid`)."""
     return [
         plan
         for parent in parents
-        for plan in plan_for(parent, candidates, prevalences[parent.id], scores)
+        for plan in plan_for(parent, candidates, prevalences[parent.id], scores, avoid)
     ]

@@ -17,15 +17,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnesspro.disclosure import ImproverInputs
+from harnesspro.library import harmful
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.planner.catalog import excluded, lineage, plan_for, predict
-from harnesspro.records import DIRECTIVES, Diagnosis, Directive, Plan, Score
+from harnesspro.records import DIRECTIVES, Diagnosis, Directive, Plan, Scope, Score
 from harnesspro.search.account import SearchAccount
 from harnesspro.search.ask import ask_json, load_prompt, render
 
 PROMPT = "planner.v2"
 DIFF_BUDGET = 12_000  # characters of diffs per request, most recent first
 MEMORY_ROWS = 40  # most recent lessons shown
+LIBRARY_ROWS = 40  # most recent lessons of earlier runs shown
 
 
 class PlanOut(BaseModel):
@@ -35,6 +37,8 @@ class PlanOut(BaseModel):
     name: str = Field(min_length=1, max_length=60, pattern=r"^[a-z0-9][a-z0-9_-]*$")
     """A short slug; the name of a catalog example to apply that example as it is."""
     levers: list[str] = Field(min_length=1)
+    scope: Scope = "invariant"
+    """invariant = how the agent works; domain = what a practitioner of the tasks knows."""
     change: str = Field(default="", max_length=2000)
     """The change in words (required unless `name` is a catalog example)."""
     files: list[str] = Field(default_factory=list)
@@ -70,7 +74,8 @@ def _examples(prevalence: Mapping[str, float], banned: set[str]) -> list[dict[st
     """The catalog as worked examples the planner may cite, adapt or ignore."""
     return [
         {
-            "name": m.name, "lever": m.lever, "summary": m.summary, "params": m.params,
+            "name": m.name, "lever": m.lever, "scope": m.scope, "summary": m.summary,
+            "params": m.params,
             "expected_pass": m.expected_pass, "expected_cost": m.expected_cost,
             "addresses": list(m.addresses),
             "catalog_prediction": {
@@ -91,7 +96,7 @@ def planner_inputs(
 ) -> Any:
     """What the model reads to plan for one parent (all from the disclosed inputs)."""
     candidates, scores = inputs.candidates, inputs.scores
-    banned = excluded(parent_id, candidates, scores)
+    banned = excluded(parent_id, candidates, scores) | set(harmful(inputs.library))
     chain = lineage(parent_id, candidates)
     return {
         "parent": {
@@ -119,6 +124,10 @@ def planner_inputs(
         ],  # fmt: skip
         "diffs": _diffs(inputs),
         "memory": [asdict(lesson) for lesson in inputs.memory[-MEMORY_ROWS:]],
+        "library": [
+            {k: v for k, v in asdict(x).items() if k not in ("run", "parent_id")}
+            for x in inputs.library[-LIBRARY_ROWS:]
+        ],
         "examples": _examples(prevalence, banned),
         "levers": list(LEVERS),
         "coreset_tasks": sorted(inputs.instructions),
@@ -164,7 +173,7 @@ def to_plan(parent_id: str, out: PlanOut) -> Plan:
         round(out.predicted_pass, 4), round(out.predicted_cost, 4),
         kind="catalog" if catalog else "free", levers=tuple(out.levers),
         change=out.change.strip(), files=tuple(out.files),
-        expected_flips=tuple(out.expected_flips),
+        expected_flips=tuple(out.expected_flips), scope=out.scope,
     )  # fmt: skip
 
 
@@ -175,7 +184,8 @@ def plan_one(
     diagnoses: Sequence[Diagnosis],
     prevalence: Mapping[str, float],
 ) -> Planning:
-    banned = excluded(parent_id, inputs.candidates, inputs.scores)
+    avoid = harmful(inputs.library)
+    banned = excluded(parent_id, inputs.candidates, inputs.scores) | set(avoid)
     data = planner_inputs(inputs, parent_id, diagnoses, prevalence)
     messages = [
         {"role": "system", "content": load_prompt(PROMPT)},
@@ -185,7 +195,7 @@ def plan_one(
     answer = ask_json(account, "planner", messages, PlannerReply, check)
     if answer.value is None:
         fallback = plan_for(
-            inputs.candidates[parent_id], inputs.candidates, prevalence, inputs.scores
+            inputs.candidates[parent_id], inputs.candidates, prevalence, inputs.scores, avoid
         )
         reason = f"catalog fallback (llm planner: {answer.reason})"
         return Planning(

@@ -19,7 +19,8 @@ from harnesspro.records import RolloutSpec, Task
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.sandbox import Mount, Sandbox
 from harnesspro.tasks.dockerfile import NeedsContainer
-from harnesspro.tasks.loader import folder_files, workspace_files
+from harnesspro.tasks.loader import folder_files
+from harnesspro.tasks.runtime import bundle_task
 from harnesspro.tasks.verify import environment_of, prepare, run_verifier
 
 ADVERSARY = Path(__file__).resolve().parents[1] / "harnesses" / "adversarial"
@@ -44,8 +45,7 @@ def attack_rollout(task: Task, sandbox: str = "bubblewrap") -> Attack:
         spec=RolloutSpec(f"adversary-{task.id}", "adversary", task.id, 0, 0),
         harness_files=folder_files(ADVERSARY),
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=tests,
+        task=bundle_task(task),
         script=None,
         model=ModelConfig(),
         price=None,

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harnesspro.ledger import passing_tasks
 from harnesspro.records import Task
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
-from harnesspro.tasks.loader import TaskError, load_task, scan_suite, suite_dir
+from harnesspro.tasks.loader import TaskError, load_suite, load_task, scan_suite, suite_dir
 from harnesspro.tasks.manifest import ManifestError, build_manifest, splits_dict, write_manifest
 from harnesspro.tasks.splits import make_splits
 from harnesspro.tasks.verify import validate_task
@@ -46,14 +47,29 @@ def register(subparsers: argparse._SubParsersAction) -> dict[str, Handler]:
     verbs = tasks.add_subparsers(dest="tasks_command", required=True)
     validate = verbs.add_parser("validate", help="reference passes, doing nothing fails")
     validate.add_argument("dir", help="a task folder, a folder of tasks, or `builtin`")
+    validate.add_argument(
+        "--require-reference",
+        action="store_true",
+        help="a task whose verifier is not shown to pass (no reference solution) is an error",
+    )
+    validate.add_argument(
+        "--proof",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RUN_DIR",
+        help="a run folder whose officially passed rollouts prove their tasks' verifiers can pass",
+    )
     split = verbs.add_parser("split", help="write a split manifest (train pool / test)")
-    split.add_argument("suite", help="`builtin` or a folder of tasks")
+    split.add_argument("suite", nargs="+", help="`builtin`, a folder of tasks, or several folders")
     split.add_argument("--test-fraction", type=_fraction, required=True)
     split.add_argument("--seed", type=int, required=True)
     split.add_argument("--coreset-size", type=_positive, help="also pick a DPP coreset")
     split.add_argument("--out", type=Path, required=True)
     coreset = subparsers.add_parser("coreset", help="write a DPP coreset manifest")
-    coreset.add_argument("--tasks", required=True, help="`builtin` or a folder of tasks")
+    coreset.add_argument(
+        "--tasks", nargs="+", required=True, help="`builtin`, a folder of tasks, or several"
+    )
     coreset.add_argument("--size", type=_positive, required=True)
     coreset.add_argument("--test-fraction", type=_fraction, default=0.25)
     coreset.add_argument("--seed", type=int, default=0, help="seed of the test split")
@@ -82,17 +98,45 @@ def cmd_validate(args: argparse.Namespace, console: Console) -> int:
     root = _suite_root(args.dir, "DIR")
     single = (root / "task.toml").is_file() or (root / "task.yaml").is_file()
     tasks, problems = ([load_task(root)], []) if single else scan_suite(root)
+    passed = _recorded_passes(args.proof)
     sandbox = Bubblewrap()
     for problem in problems:
         _say(console, f"{'malformed':16} {problem}")
     statuses = Counter({"malformed": len(problems)})
+    proofs: Counter[str] = Counter()
     for task in tasks:
         result = validate_task(task, sandbox)
-        statuses[result.status] += 1
-        _say(console, f"{result.status:16} {task.id}: {result.reason}")
+        status, reason = result.status, result.reason
+        if status == "ok":
+            proofs["reference"] += 1
+        elif status == "unproven" and task.id in passed:
+            status, reason = "ok", f"{reason.split(';')[0]}; {passed[task.id]}"
+            proofs["recorded rollout"] += 1
+        statuses[status] += 1
+        _say(console, f"{status:16} {task.id}: {reason}")
     _say(console, ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()) if n))
+    shown = ", ".join(f"{n} by {how}" for how, n in sorted(proofs.items())) or "none"
+    _say(
+        console,
+        f"verifiers shown to pass: {sum(proofs.values())} ({shown}); "
+        f"unproven: {statuses['unproven']}",
+    )
     broken = statuses["invalid"] + statuses["error"] + statuses["malformed"]
+    if args.require_reference:
+        broken += statuses["unproven"]
     return 1 if broken else 0
+
+
+def _recorded_passes(runs: list[Path]) -> dict[str, str]:
+    """Task id -> which run folder holds an officially passed rollout of it."""
+    passed: dict[str, str] = {}
+    for run in runs:
+        ledger = run / "ledger.sqlite"
+        if not ledger.is_file():
+            raise TaskError(f"{run}: not a run folder (no ledger.sqlite); fix --proof.")
+        for task_id in passing_tasks(ledger):
+            passed.setdefault(task_id, f"a recorded rollout in {run} passed")
+    return passed
 
 
 def cmd_split(args: argparse.Namespace, console: Console) -> int:
@@ -103,13 +147,13 @@ def cmd_split(args: argparse.Namespace, console: Console) -> int:
     if args.coreset_size:
         settings["coreset_size"] = args.coreset_size
     command = (
-        f"harnesspro tasks split {args.suite} --test-fraction {args.test_fraction} "
+        f"harnesspro tasks split {' '.join(args.suite)} --test-fraction {args.test_fraction} "
         f"--seed {args.seed}"
         + (f" --coreset-size {args.coreset_size}" if args.coreset_size else "")
         + f" --out {args.out}"
     )
     chosen = splits_dict(splits, bool(args.coreset_size))
-    manifest = build_manifest(args.suite, tasks, chosen, settings, command)
+    manifest = build_manifest(_one(args.suite), tasks, chosen, settings, command)
     write_manifest(manifest, args.out)
     sizes = ", ".join(f"{name} {len(ids)}" for name, ids in manifest.splits.items())
     _say(console, f"wrote {args.out}: {sizes}")
@@ -122,10 +166,11 @@ def cmd_coreset(args: argparse.Namespace, console: Console) -> int:
     splits = make_splits(tasks, args.test_fraction, args.seed, args.size)
     settings = {"test_fraction": args.test_fraction, "seed": args.seed, "coreset_size": args.size}
     command = (
-        f"harnesspro coreset --tasks {args.tasks} --size {args.size} "
+        f"harnesspro coreset --tasks {' '.join(args.tasks)} --size {args.size} "
         f"--test-fraction {args.test_fraction} --seed {args.seed} --out {args.out}"
     )
-    manifest = build_manifest(args.tasks, tasks, splits_dict(splits, True), settings, command)
+    suite = _one(args.tasks)
+    manifest = build_manifest(suite, tasks, splits_dict(splits, True), settings, command)
     write_manifest(manifest, args.out)
     _say(
         console, f"wrote {args.out}: coreset of {len(splits.coreset)}: {', '.join(splits.coreset)}"
@@ -133,12 +178,17 @@ def cmd_coreset(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def _suite_tasks(suite: str, what: str) -> list[Task]:
-    tasks, problems = scan_suite(_suite_root(suite, what))
-    for problem in problems:
-        print(f"skipping task: {problem}", file=sys.stderr)
+def _one(suite: list[str]) -> str | list[str]:
+    """A single folder as itself, several as a list (as `tasks.suite` takes them)."""
+    return suite[0] if len(suite) == 1 else suite
+
+
+def _suite_tasks(suite: list[str], what: str) -> list[Task]:
+    for part in suite:
+        _suite_root(part, what)
+    tasks = load_suite(_one(suite))
     if not tasks:
-        raise TaskError(f"{suite}: no loadable task folders; check the suite path.")
+        raise TaskError(f"{' '.join(suite)}: no loadable task folders; check the suite path.")
     return tasks
 
 

@@ -1,9 +1,10 @@
 """Interpret the Docker-free subset of a task's Dockerfile into a typed `Environment`.
 
 Allowed: FROM a plain Debian/Ubuntu/Python image, WORKDIR, ENV, ARG, COPY/ADD of local files,
-and RUN chains (`a && b`) of mkdir, chmod, pip installs and no-ops the host already covers
-(apt-get of python3/python3-pip, `ln -s` of python). Anything else is a `NeedsContainer` that
-quotes the offending instruction.
+and RUN chains (`a && b`) of mkdir, chmod, pip installs, `apt-get install` (the packages become
+data: `ospackages` decides whether the host has them or a cached layer can provide them) and
+no-ops the host already covers (`ln -s` of python, apt-get update/clean). Anything else is a
+`NeedsContainer` that quotes the offending instruction.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ PLAIN_BASES = re.compile(
 )
 # Instructions that only describe the image (metadata, the default command): no effect on a test.
 METADATA = {"LABEL", "MAINTAINER", "EXPOSE", "CMD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"}
-# apt packages the host already provides, so installing them is a no-op.
+# apt packages the interpreter itself stands in for, whatever the host's package database says.
 HOST_APT = {"python3", "python3-pip", "python3-venv", "python-is-python3", "python3-dev"}
 PIP_FLAGS = {
     "--no-cache-dir",
@@ -63,6 +64,8 @@ class Environment:
     mkdirs: tuple[str, ...] = ()
     chmods: tuple[tuple[str, str], ...] = ()
     requirements: tuple[str, ...] = ()
+    os_packages: tuple[str, ...] = ()
+    """Packages of the Dockerfile's `apt-get install` steps (beyond the interpreter's own)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class _State:
     mkdirs: list[str] = field(default_factory=list)
     chmods: list[tuple[str, str]] = field(default_factory=list)
     requirements: list[str] = field(default_factory=list)
+    os_packages: list[str] = field(default_factory=list)
 
     def path(self, raw: str) -> str:
         """A container path, relative ones resolved against the current WORKDIR."""
@@ -145,6 +149,7 @@ def parse_dockerfile(text: str) -> Environment | NeedsContainer:
         mkdirs=tuple(dict.fromkeys(state.mkdirs)),
         chmods=tuple(state.chmods),
         requirements=effective_requirements(state.requirements),
+        os_packages=tuple(dict.fromkeys(state.os_packages)),
     )
 
 
@@ -257,8 +262,8 @@ def _run_command(state: _State, words: list[str]) -> None:
         _chmod(state, args)
     elif name in ("pip", "pip3") or (name.startswith("python") and args[:2] == ["-m", "pip"]):
         _pip(state, args[2:] if name.startswith("python") else args)
-    elif name == "apt-get":
-        _apt(args)
+    elif name in ("apt-get", "apt"):
+        state.os_packages += _apt(args)
     elif name == "ln" and args and args[0] in ("-s", "-sf") and _is_python_link(args[1:]):
         pass  # the tool environment already has `python` and `python3`
     elif words == ["rm", "-rf", "/var/lib/apt/lists/*"] or words in (["true"], [":"]):
@@ -304,16 +309,16 @@ def _pip(state: _State, args: list[str]) -> None:
             raise Unsupported(f"pip requirement {word!r} is not a registry package")
 
 
-def _apt(args: list[str]) -> None:
+def _apt(args: list[str]) -> list[str]:
+    """The packages an apt-get step installs ([] for update/clean)."""
     words = [a for a in args if not a.startswith("-")]
     if words[:1] in (["update"], ["clean"], ["autoclean"]):
-        return
+        return []
     if words[:1] == ["install"]:
-        packages = {a.split("=")[0] for a in words[1:]}
-        extra = sorted(packages - HOST_APT)
-        if not extra:
-            return
-        raise Unsupported(f"apt-get install of {', '.join(extra)} needs a container")
+        packages = [a.split("=")[0] for a in words[1:]]
+        if any(not re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", p) for p in packages):
+            raise Unsupported(f"apt-get install of {' '.join(words[1:])} is not interpreted")
+        return [p for p in packages if p not in HOST_APT]
     raise Unsupported(f"apt-get {' '.join(words[:1])} is not interpreted")
 
 

@@ -19,6 +19,7 @@ from harnesspro.records import Task
 from harnesspro.sandbox import SYSTEM_DIRS, Mount, python_dirs, sandbox_path
 from harnesspro.tasks.dockerfile import Copy, Environment
 from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
+from harnesspro.tasks.ospackages import PackageLayer
 from harnesspro.tasks.toolenv import ToolEnv
 
 
@@ -57,7 +58,13 @@ class Layout:
                 path = path.parent
 
 
-def lay_out(task: Task, environment: Environment, dest: Path, tools: ToolEnv | None) -> Layout:
+def lay_out(
+    task: Task,
+    environment: Environment,
+    dest: Path,
+    tools: ToolEnv | None,
+    packages: PackageLayer | None = None,
+) -> Layout:
     """Stage the task's container files under `dest` and describe the sandbox mounts."""
     files = task_files(task)
     root = dest / "fs"
@@ -72,8 +79,8 @@ def lay_out(task: Task, environment: Environment, dest: Path, tools: ToolEnv | N
     for staged in (root, tests):
         _owner_writable(staged)
     file_mounts = _file_mounts(root, dest / "shadow")
-    tool_mounts = _tool_mounts(file_mounts, tools)
-    env = _env(environment, tools, files)
+    tool_mounts = _tool_mounts(file_mounts, tools) + (packages.mounts() if packages else [])
+    env = _env(environment, tools, files, packages)
     return Layout(root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env)
 
 
@@ -206,7 +213,10 @@ def _under(path: str, folder: str) -> bool:
 
 
 def _env(
-    environment: Environment, tools: ToolEnv | None, files: TaskFiles
+    environment: Environment,
+    tools: ToolEnv | None,
+    files: TaskFiles,
+    packages: PackageLayer | None,
 ) -> tuple[tuple[str, str], ...]:
     env = {"HOME": "/root", **dict(environment.env)}
     if files.layout == "terminal-bench":
@@ -214,4 +224,9 @@ def _env(
         env.setdefault("TEST_DIR", "/tests")
     path = env.get("PATH", sandbox_path())
     env["PATH"] = f"{tools.bin}:{path}" if tools else path
+    if packages:
+        # After the system's folders: the layer only adds what the host lacks.
+        env["PATH"] = ":".join(p for p in (env["PATH"], packages.bin_path()) if p)
+        libs = (env.get("LD_LIBRARY_PATH"), packages.lib_path())
+        env["LD_LIBRARY_PATH"] = ":".join(p for p in libs if p)
     return tuple(env.items())

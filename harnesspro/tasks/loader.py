@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -170,23 +171,54 @@ def scan_suite(root: Path) -> tuple[list[Task], list[TaskError]]:
     return tasks, problems
 
 
+Suite = str | Sequence[str]
+"""`builtin`, a folder of task folders (Harbor or Terminal-Bench), or a list of such."""
+
+
 def suite_dir(suite: str) -> Path:
-    """The folder of a suite named `builtin` or given as a path."""
+    """The folder of a suite named `builtin` or given as a path. A Terminal-Bench repository
+    checkout (its tasks under `tasks/`) counts as the folder of its tasks."""
     root = builtin_suite_dir() if suite == "builtin" else Path(suite)
     if not root.is_dir():
         raise TaskError(f"{root}: task suite folder not found; fix `tasks.suite`.")
+    nested = root / "tasks"
+    if nested.is_dir() and not _holds_tasks(root) and _holds_tasks(nested):
+        return nested
     return root
 
 
-def load_suite(suite: str) -> list[Task]:
-    """All tasks of a suite (`builtin` or a folder), sorted by id.
+def _holds_tasks(folder: Path) -> bool:
+    return any(
+        (child / "task.toml").is_file() or (child / "task.yaml").is_file()
+        for child in folder.iterdir()
+        if child.is_dir()
+    )
 
-    Malformed folders are reported on stderr and skipped, never fatal.
+
+def suite_parts(suite: Suite) -> list[str]:
+    """The folders (or `builtin`) a suite setting names, as a list."""
+    return [suite] if isinstance(suite, str) else list(suite)
+
+
+def load_suite(suite: Suite) -> list[Task]:
+    """All tasks of a suite (`builtin`, a folder, or a list of them), sorted by id.
+
+    Malformed folders are reported on stderr and skipped, never fatal; two tasks with the same
+    id in different folders are an error naming both.
     """
-    tasks, problems = scan_suite(suite_dir(suite))
-    for problem in problems:
-        print(f"skipping task: {problem}", file=sys.stderr)
-    return tasks
+    found: dict[str, Task] = {}
+    for part in suite_parts(suite):
+        tasks, problems = scan_suite(suite_dir(part))
+        for problem in problems:
+            print(f"skipping task: {problem}", file=sys.stderr)
+        for task in tasks:
+            if task.id in found:
+                raise TaskError(
+                    f"task id '{task.id}' is in both {found[task.id].path.parent} and "
+                    f"{task.path.parent}; rename one of the folders or drop one suite."
+                )
+            found[task.id] = task
+    return sorted(found.values(), key=lambda t: t.id)
 
 
 def workspace_files(task: Task) -> dict[str, bytes]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.records import Task
-from harnesspro.tasks.loader import TaskError, suite_dir
+from harnesspro.tasks.loader import Suite, TaskError, suite_dir, suite_parts
 from harnesspro.tasks.splits import Splits
 
 FORMAT = 1
@@ -39,7 +39,8 @@ class TaskHash:
 class Manifest:
     """Which tasks are in which split, how they were chosen, and what they contained."""
 
-    suite: str
+    suite: str | tuple[str, ...]
+    """What the manifest was written for: `builtin`, a folder, or several folders."""
     splits: dict[str, tuple[str, ...]]
     hashes: dict[str, TaskHash]
     settings: dict[str, Any] = field(default_factory=dict)
@@ -62,7 +63,7 @@ def task_hash(folder: Path) -> TaskHash:
 
 
 def build_manifest(
-    suite: str,
+    suite: Suite,
     tasks: list[Task],
     splits: dict[str, tuple[str, ...]],
     settings: dict[str, Any],
@@ -72,7 +73,8 @@ def build_manifest(
     by_id = {t.id: t for t in tasks}
     listed = sorted({task_id for ids in splits.values() for task_id in ids})
     hashes = {task_id: task_hash(by_id[task_id].path) for task_id in listed}
-    return Manifest(suite, splits, hashes, settings, command)
+    label = suite if isinstance(suite, str) else tuple(suite)
+    return Manifest(label, splits, hashes, settings, command)
 
 
 def splits_dict(splits: Splits, with_coreset: bool) -> dict[str, tuple[str, ...]]:
@@ -88,7 +90,7 @@ def write_manifest(manifest: Manifest, path: Path) -> None:
     """Write the manifest as stable, reviewable JSON."""
     data = {
         "format": FORMAT,
-        "suite": manifest.suite,
+        "suite": manifest.suite if isinstance(manifest.suite, str) else list(manifest.suite),
         "settings": manifest.settings,
         "command": manifest.command,
         "splits": {name: list(ids) for name, ids in manifest.splits.items()},
@@ -113,25 +115,31 @@ def read_manifest(path: Path) -> Manifest:
         }
         splits = {name: tuple(ids) for name, ids in data["splits"].items()}
         settings = dict(data.get("settings", {}))
-        return Manifest(str(data["suite"]), splits, hashes, settings, str(data.get("command", "")))
+        suite = data["suite"]
+        label = tuple(map(str, suite)) if isinstance(suite, list) else str(suite)
+        return Manifest(label, splits, hashes, settings, str(data.get("command", "")))
     except FileNotFoundError:
         raise ManifestError(f"{path}: no such manifest; check the path.") from None
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
         raise ManifestError(f"{path}: not a valid split manifest ({exc!r}); rewrite it.") from None
 
 
-def verify_manifest(manifest: Manifest, suite_dir: Path, source: str = "manifest") -> None:
+def verify_manifest(
+    manifest: Manifest, suite_dir: Path | list[Path], source: str = "manifest"
+) -> None:
     """Raise ManifestError naming the first task whose folder no longer matches its hashes."""
+    roots = suite_dir if isinstance(suite_dir, list) else [suite_dir]
     rewrite = (
         f"re-run `{manifest.command}`"
         if manifest.command
         else "write a new one with `harnesspro tasks split` or `harnesspro coreset`"
     )
     for task_id, expected in sorted(manifest.hashes.items()):
-        folder = suite_dir / task_id
-        if not folder.is_dir():
+        folder = next((r / task_id for r in roots if (r / task_id).is_dir()), None)
+        if folder is None:
+            where = " or ".join(map(str, roots))
             raise ManifestError(
-                f"{source}: task '{task_id}' is missing from {suite_dir}; restore it or {rewrite}."
+                f"{source}: task '{task_id}' is missing from {where}; restore it or {rewrite}."
             )
         actual = task_hash(folder)
         if actual.digest != expected.digest:
@@ -172,13 +180,18 @@ def manifest_splits(manifest: Manifest, source: str = "manifest") -> Splits:
     )
 
 
-def open_manifest(path: Path, suite: str) -> Manifest:
+def open_manifest(path: Path, suite: Suite) -> Manifest:
     """Read a manifest for `suite` and verify every listed task; what a run calls first."""
     manifest = read_manifest(path)
-    if Path(manifest.suite).resolve() != Path(suite).resolve():
+    written = [Path(p).resolve() for p in suite_parts(manifest.suite)]
+    if written != [Path(p).resolve() for p in suite_parts(suite)]:
         raise ManifestError(
-            f"{path}: written for suite '{manifest.suite}', not '{suite}'; "
+            f"{path}: written for suite '{_label(manifest.suite)}', not '{_label(suite)}'; "
             "use the matching `tasks.suite` or write a new manifest."
         )
-    verify_manifest(manifest, suite_dir(suite), str(path))
+    verify_manifest(manifest, [suite_dir(p) for p in suite_parts(suite)], str(path))
     return manifest
+
+
+def _label(suite: Suite) -> str:
+    return suite if isinstance(suite, str) else ", ".join(suite)

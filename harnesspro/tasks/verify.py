@@ -13,9 +13,10 @@ from typing import Literal
 
 from harnesspro.records import Task
 from harnesspro.sandbox import Mount, Sandbox, SandboxResult
-from harnesspro.tasks.dockerfile import Environment, NeedsContainer, load_environment
+from harnesspro.tasks.dockerfile import Copy, Environment, NeedsContainer, load_environment
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, task_files
+from harnesspro.tasks.ospackages import PackageError, ensure_layer
 from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
 
 OUTPUT_TAIL = 4000
@@ -24,7 +25,8 @@ RUNNER_FAULTS = re.compile(
     r"command not found|No module named|ModuleNotFoundError|Read-only file system|^bwrap: ",
     re.MULTILINE,
 )
-ValidationStatus = Literal["ok", "invalid", "needs container", "error"]
+# "unproven": doing nothing fails but no reference solution shows that the verifier can pass.
+ValidationStatus = Literal["ok", "unproven", "invalid", "needs container", "error"]
 
 
 @dataclass(frozen=True)
@@ -67,16 +69,20 @@ class Validation:
 
 def environment_of(task: Task) -> Environment | NeedsContainer:
     """The task's interpreted Dockerfile (a plain environment when it has none)."""
-    dockerfile = task_files(task).dockerfile
-    if not dockerfile.is_file():
-        return Environment(base_image="", workdir=task.workdir)
-    return load_environment(dockerfile)
+    files = task_files(task)
+    if not files.dockerfile.is_file():
+        # Without a Dockerfile, environment/workspace/ holds the working directory's files.
+        has_workspace = (files.context / "workspace").is_dir()
+        copies = (Copy("workspace", task.workdir + "/"),) if has_workspace else ()
+        return Environment(base_image="", workdir=task.workdir, copies=copies)
+    return load_environment(files.dockerfile)
 
 
 def prepare(task: Task, environment: Environment, dest: Path, cache: Path | None = None) -> Layout:
     """A fresh layout of the task under `dest`, with its tool environment built if needed."""
     tools = ensure_toolenv(environment.requirements, cache) if environment.requirements else None
-    return lay_out(task, environment, dest, tools)
+    packages = ensure_layer(environment.os_packages, cache) if environment.os_packages else None
+    return lay_out(task, environment, dest, tools, packages)
 
 
 def read_reward(logs: Path) -> tuple[float | None, str]:
@@ -190,6 +196,8 @@ def validate_task(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Va
                     last = (solved.stderr.strip().splitlines() or ["no output"])[-1]
                     note = f"solve.sh exit code {solved.exit_code}: {last}"
                     reference = _with_reason(reference, note)
+    except PackageError as exc:
+        return Validation(task.id, "needs container", str(exc))
     except (ToolEnvError, TaskError) as exc:
         return Validation(task.id, "error", str(exc))
     return _verdict(task.id, idle, reference)
@@ -219,5 +227,8 @@ def _verdict(task_id: str, idle: VerifierResult, reference: VerifierResult | Non
         return Validation(
             task_id, "invalid", f"reference fails ({reference.reason})", idle, reference
         )
-    checked = "reference passes, doing nothing fails" if reference else "doing nothing fails"
-    return Validation(task_id, "ok", f"{checked} ({idle.reason})", idle, reference)
+    if reference is None:
+        reason = f"doing nothing fails ({idle.reason}); no reference solution shows it can pass"
+        return Validation(task_id, "unproven", reason, idle, None)
+    reason = f"reference passes, doing nothing fails ({idle.reason})"
+    return Validation(task_id, "ok", reason, idle, reference)

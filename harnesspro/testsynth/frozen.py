@@ -19,6 +19,7 @@ from harnesspro.context import SEED_ID, RunContext
 from harnesspro.sandbox import Limits, Sandbox, make_sandbox
 from harnesspro.search.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.snapshot import Snapshot
+from harnesspro.testsynth.judge import judge
 from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 
@@ -152,6 +153,11 @@ def score_pending(ctx: RunContext) -> None:
     unscorable tasks keep none."""
     tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
     rollouts = ctx.ledger.rollouts()
+    if ctx.config.evolution.strategy == "no-synth":
+        searched = [*ctx.splits.coreset, *ctx.splits.validation]
+        pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(searched)]
+        ctx.ledger.set_passes({k: judge(ctx.run.trajectory(k)) for k in pending["key"]})
+        return
     # Infrastructure errors are never scored: the work was cut short by our side.
     fault = rollouts["status"] == "infra_error"
     pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]

@@ -1,0 +1,93 @@
+"""`harnesspro bench`: parse the options, run every variant on every profile, write and
+print the report."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from harnesspro.bench import report
+from harnesspro.bench.runner import exhaustive_points, run_variant, variants
+from harnesspro.config import ConfigError, RayConfig, load_config
+from harnesspro.strategies import STRATEGIES
+
+DEFAULT_CONFIG = Path("configs/bench.yaml")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = sub.add_parser(
+        "bench", help="every strategy on hidden behaviour profiles, equal budget"
+    )
+    bench.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    bench.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    bench.add_argument("--profile-seeds", default="1,2,3,4,5", help="comma-separated ints")
+    bench.add_argument("--strategies", default=",".join(dict.fromkeys(STRATEGIES)))
+    bench.add_argument("--no-racing", action="store_true", help="skip harnesspro+racing")
+    bench.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="add the seed and every single mechanism to the reference front",
+    )
+    bench.add_argument("--out", type=Path, default=Path("runs/bench"))
+
+
+def parse_seeds(text: str) -> list[int]:
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise ConfigError(f"--profile-seeds {text!r}: give comma-separated integers.") from None
+    if not seeds:
+        raise ConfigError("--profile-seeds: give at least one integer.")
+    return list(dict.fromkeys(seeds))
+
+
+def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
+    """The embedded Ray, started up front: on a loaded machine its start-up can time out,
+    which is our fault, not a strategy's, so it is retried before any run begins."""
+    import ray
+
+    from harnesspro.engine import ensure_ray
+
+    for attempt in range(attempts):
+        try:
+            ensure_ray(ray_config)
+            return
+        except Exception:  # ray raises a bare Exception when its node does not come up
+            ray.shutdown()
+            if attempt == attempts - 1:
+                raise
+
+
+def cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    from harnesspro.sandbox import Bubblewrap
+
+    base = load_config(args.config, args.set)
+    seeds = parse_seeds(args.profile_seeds)
+    chosen = variants(
+        [s.strip() for s in args.strategies.split(",") if s.strip()], not args.no_racing
+    )
+    if base.sandbox.backend == "bubblewrap":
+        Bubblewrap()  # fail before anything is written when the sandbox cannot run
+    out = args.out.resolve()
+    started = time.monotonic()
+    start_ray(base.ray)
+    console.print(f"bench: {len(chosen)} variants x profiles {seeds} -> {out}")
+    outcomes, extra = [], {}
+    for profile in seeds:
+        for variant in chosen:
+            outcomes.append(run_variant(base, variant, profile, out, console))
+        if args.exhaustive:
+            extra[profile] = exhaustive_points(base, profile, out, console)
+        # Written after every profile, so an interrupted bench still reports what finished.
+        rows = report.run_rows(outcomes, extra)
+        summary = report.summary(rows, seed=base.seed)
+        paths = report.write_outputs(out, rows, summary)
+        console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
+    console.print(report.table(summary))
+    console.print(
+        f"wall time {time.monotonic() - started:.0f} s; wrote " + ", ".join(str(p) for p in paths)
+    )
+    return 0

@@ -1,0 +1,211 @@
+"""The benchmark's tables and outputs: per-run rows, the per-strategy summary (mean and 90%
+bootstrap interval over profiles, paired wins of the default strategy), bench.csv,
+summary.csv, bench.json and a self-contained plotly bench.html."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+from rich.table import Table
+
+from harnesspro.bench.arithmetic import (
+    Point,
+    bootstrap_interval,
+    heavy_gain,
+    lite_cost_cut,
+    normalised_hypervolumes,
+    paired_wins,
+)
+from harnesspro.bench.runner import Outcome
+
+DEFAULT = "harnesspro"
+
+
+def run_rows(outcomes: Sequence[Outcome], extra: Mapping[int, Sequence[Point]]) -> pd.DataFrame:
+    """One row per (variant, profile): normalised test hypervolume, heavy gain, lite cut."""
+    rows = []
+    for profile in sorted({o.profile for o in outcomes}):
+        mine = [o for o in outcomes if o.profile == profile]
+        nhv = normalised_hypervolumes(
+            {o.variant: list(o.points.values()) for o in mine}, extra.get(profile, ())
+        )
+        for o in mine:
+            seed = o.points["seed"]
+            rows.append(
+                {
+                    "variant": o.variant,
+                    "profile": profile,
+                    "misleading": o.misleading,
+                    "normalised_hv": nhv[o.variant],
+                    "heavy_gain": heavy_gain(seed, o.points.get("heavy", seed)),
+                    "lite_cost_cut": lite_cost_cut(seed, o.points.get("lite", seed)),
+                    "rollouts": o.rollouts,
+                    **{f"{m}_pass": p for m, (p, _) in o.points.items()},
+                    **{f"{m}_cost": c for m, (_, c) in o.points.items()},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _cell(values: pd.Series, seed: int) -> dict[str, float]:
+    i = bootstrap_interval(values.astype(float).tolist(), seed=seed)
+    return {"mean": i.mean, "low": i.low, "high": i.high}
+
+
+def by_profile(rows: pd.DataFrame) -> dict[int, float]:
+    return {int(p): float(v) for p, v in zip(rows["profile"], rows["normalised_hv"], strict=True)}
+
+
+def summary(rows: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per variant: means and 90% intervals over profiles; the default's paired wins."""
+    default = by_profile(rows[rows["variant"] == DEFAULT])
+    out = []
+    for variant, group in rows.groupby("variant", sort=False):
+        row: dict[str, object] = {"variant": variant, "profiles": len(group)}
+        for column in ("normalised_hv", "heavy_gain", "lite_cost_cut"):
+            for k, v in _cell(group[column], seed).items():
+                row[f"{column}_{k}"] = v
+        row["rollouts_mean"] = float(group["rollouts"].mean())
+        for tag, part in (("misleading", True), ("plain", False)):
+            values = group[group["misleading"] == part]["normalised_hv"]
+            row[f"normalised_hv_{tag}"] = float(values.mean()) if len(values) else math.nan
+        if variant != DEFAULT and default:
+            w = paired_wins(default, by_profile(group))
+            row.update(
+                default_wins=w.wins,
+                default_ties=w.ties,
+                default_losses=w.losses,
+                default_win_share=w.share,
+            )
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _fmt(row: pd.Series, column: str, pct: bool = False) -> str:
+    mean, low, high = (row[f"{column}_{k}"] for k in ("mean", "low", "high"))
+    if not math.isfinite(mean):
+        return "n/a"
+    f = "{:+.1%}" if pct else "{:.3f}"
+    return f"{f.format(mean)} [{f.format(low)}, {f.format(high)}]"
+
+
+COLUMNS = (
+    "strategy",
+    "norm. HV",
+    "heavy pass gain",
+    "lite cost cut",
+    "rollouts",
+    "harnesspro wins/ties/losses",
+    "norm. HV misleading / plain",
+)
+
+
+def _split(value: float) -> str:
+    return f"{value:.3f}" if math.isfinite(value) else "n/a"
+
+
+def cells(r: pd.Series) -> list[str]:
+    """One summary row as the table's cells."""
+    wins = "-"
+    if r["variant"] != DEFAULT and "default_wins" in r and pd.notna(r["default_wins"]):
+        wins = f"{int(r['default_wins'])}/{int(r['default_ties'])}/{int(r['default_losses'])}"
+    return [
+        str(r["variant"]),
+        _fmt(r, "normalised_hv"),
+        _fmt(r, "heavy_gain", True),
+        _fmt(r, "lite_cost_cut", True),
+        f"{r['rollouts_mean']:.0f}",
+        wins,
+        f"{_split(r['normalised_hv_misleading'])} / {_split(r['normalised_hv_plain'])}",
+    ]
+
+
+def table(summary_frame: pd.DataFrame) -> Table:
+    t = Table(title="benchmark (test split, official tests; mean [90% interval] over profiles)")
+    for column in COLUMNS:
+        t.add_column(column)
+    for _, r in summary_frame.iterrows():
+        t.add_row(*cells(r))
+    return t
+
+
+def markdown(summary_frame: pd.DataFrame) -> str:
+    """The summary as a Markdown table (for the README)."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(cells(r)) + " |" for _, r in summary_frame.iterrows()]
+    return "\n".join(lines)
+
+
+def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
+    s = summary_frame
+    bars = go.Figure(
+        go.Bar(
+            x=s["variant"],
+            y=s["normalised_hv_mean"],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": s["normalised_hv_high"] - s["normalised_hv_mean"],
+                "arrayminus": s["normalised_hv_mean"] - s["normalised_hv_low"],
+            },
+        )
+    )
+    bars.update_layout(title="normalised test hypervolume (mean, 90% bootstrap interval)")
+    long = []
+    for _, r in rows.iterrows():
+        for mode in ("seed", "lite", "medium", "heavy"):
+            if f"{mode}_pass" in r and pd.notna(r[f"{mode}_pass"]):
+                long.append(
+                    {
+                        "variant": r["variant"],
+                        "profile": r["profile"],
+                        "point": mode,
+                        "pass rate": r[f"{mode}_pass"],
+                        "cost per task": r[f"{mode}_cost"],
+                    }
+                )
+    scatter = px.scatter(
+        pd.DataFrame(long),
+        x="cost per task",
+        y="pass rate",
+        color="variant",
+        symbol="point",
+        facet_col="profile",
+        facet_col_wrap=3,
+        title="test-split operating points per profile",
+    )
+    return [bars, scatter]
+
+
+def write_outputs(out: Path, rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[Path]:
+    """bench.csv (per run), summary.csv, bench.json and bench.html, each written atomically."""
+    out.mkdir(parents=True, exist_ok=True)
+    html = "".join(
+        f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False)
+        for i, f in enumerate(figures(rows, summary_frame))
+    )
+    payload = {
+        "runs": json.loads(rows.to_json(orient="records")),
+        "summary": json.loads(summary_frame.to_json(orient="records")),
+    }
+    texts = {
+        "bench.csv": rows.to_csv(index=False),
+        "summary.csv": summary_frame.to_csv(index=False),
+        "bench.json": json.dumps(payload, indent=2) + "\n",
+        "bench.html": f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}"
+        "</body></html>\n",
+        "summary.md": markdown(summary_frame) + "\n",
+    }
+    paths = []
+    for name, text in texts.items():
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(text)
+        tmp.replace(out / name)
+        paths.append(out / name)
+    return paths

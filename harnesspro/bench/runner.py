@@ -1,0 +1,142 @@
+"""Running the benchmark's variants: one run folder per (variant, profile), all sharing one
+rollout cache, so the seed's rollouts, candidates two strategies both reach and common final
+operating points run once. Re-running the same command resumes every run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from rich.console import Console
+
+from harnesspro.config import ConfigError, RunConfig, apply_override
+from harnesspro.context import SEED_ID, RunContext
+from harnesspro.engine import evaluate
+from harnesspro.evaluate import held_out_frame, summarise
+from harnesspro.evolve import run_evolution
+from harnesspro.metrics import search_rollouts
+from harnesspro.policies.profile import sample_profile
+from harnesspro.runfolder import RunFolder
+from harnesspro.strategies import STRATEGIES
+
+MODES = ("seed", "lite", "medium", "heavy")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A strategy with its switches, under the label the report uses."""
+
+    label: str
+    strategy: str
+    racing: bool = False
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One variant on one profile, on the test split with the official tests."""
+
+    variant: str
+    profile: int
+    misleading: bool
+    points: dict[str, tuple[float, float]]  # seed/lite/medium/heavy -> (pass rate, cost)
+    rollouts: int
+    run_dir: str
+
+
+def variants(strategies: Sequence[str], racing: bool) -> list[Variant]:
+    """The strategies asked for, plus `harnesspro+racing` when racing is compared."""
+    unknown = [s for s in strategies if s not in STRATEGIES]
+    if unknown:
+        raise ConfigError(
+            f"--strategies: unknown {', '.join(unknown)}; choose from {', '.join(STRATEGIES)}."
+        )
+    out = [Variant(s, s) for s in strategies]
+    return out + ([Variant("harnesspro+racing", "harnesspro", True)] if racing else [])
+
+
+def variant_config(base: RunConfig, variant: Variant, profile: int, cache: Path) -> RunConfig:
+    data: dict[str, Any] = base.model_dump(mode="json")
+    for assignment in (
+        f"name=bench-{variant.label}-p{profile}",
+        f"evolution.strategy={variant.strategy}",
+        f"evolution.racing={str(variant.racing).lower()}",
+        f"model.behaviour.seed={profile}",
+        f"evaluation.rollout_cache={cache}",
+    ):
+        apply_override(data, assignment)
+    return RunConfig.model_validate(data)
+
+
+def final_points(ctx: RunContext) -> dict[str, tuple[float, float]]:
+    """Seed and operating points on the test split, from the run's final report."""
+    table = pd.read_csv(ctx.run.reports() / "final.csv")
+    rows = {
+        str(h): (float(p), float(c))
+        for h, p, c in zip(
+            table["harness"], table["pass_rate"], table["cost_per_task"], strict=True
+        )
+    }
+    return {m: rows[m] for m in MODES if m in rows}
+
+
+def run_variant(
+    base: RunConfig, variant: Variant, profile: int, out: Path, console: Console
+) -> Outcome:
+    """Run (or resume) one variant on one profile; its log goes to the run folder."""
+    config = variant_config(base, variant, profile, out / "rollout-cache.sqlite")
+    run = RunFolder((out / "runs" / f"{variant.label}-p{profile}").resolve())
+    run.root.mkdir(parents=True, exist_ok=True)
+    with (run.root / "log.txt").open("a") as log:
+        ctx = RunContext.open(config, run, Console(file=log, width=120))
+        if ctx.ledger.meta("status") != "complete":
+            run_evolution(ctx)
+    outcome = Outcome(
+        variant.label,
+        profile,
+        sample_profile(profile).misleading,
+        final_points(ctx),
+        len(search_rollouts(ctx.ledger.rollouts())),
+        str(run.root),
+    )
+    ctx.ledger.close()
+    console.print(f"  {variant.label} on profile {profile}: {outcome.rollouts} search rollouts")
+    return outcome
+
+
+def exhaustive_points(
+    base: RunConfig, profile: int, out: Path, console: Console
+) -> list[tuple[float, float]]:
+    """The documented lever subset - the seed and each catalog mechanism alone - evaluated
+    on the test split (K attempts, official tests): extra points for the reference front."""
+    from harnesspro.editor.apply import apply_plan
+    from harnesspro.mechanisms.catalog import CATALOG
+    from harnesspro.records import Plan
+
+    config = variant_config(
+        base, Variant("exhaustive", "harnesspro"), profile, out / "rollout-cache.sqlite"
+    )
+    run = RunFolder((out / "runs" / f"exhaustive-p{profile}").resolve())
+    run.root.mkdir(parents=True, exist_ok=True)
+    with (run.root / "log.txt").open("a") as log:
+        ctx = RunContext.open(config, run, Console(file=log, width=120))
+        seed = ctx.seed()
+        for name in CATALOG:
+            plan = Plan(SEED_ID, "balanced", name, "exhaustive single", 0.0, 0.0)
+            existing = list(ctx.candidates().values())
+            edit = apply_plan(plan, seed, ctx.repo, existing, f"c{len(existing):03d}", 0)
+            if edit.new and edit.candidate:
+                ctx.ledger.add_candidate(edit.candidate)
+        k = config.evaluation.attempts
+        evaluate(ctx, list(ctx.candidates().values()), 0, "test", attempts=range(k))
+        frame = held_out_frame(ctx.ledger.rollouts(), ctx.splits.test)
+        frame = frame[frame["attempt"] < k]
+        points = []
+        for _, group in frame.groupby("candidate_id"):
+            s = summarise(group, k)
+            points.append((float(s["pass_rate"]), float(s["cost_per_task"])))
+        ctx.ledger.close()
+    console.print(f"  exhaustive singles on profile {profile}: {len(points)} harnesses")
+    return points

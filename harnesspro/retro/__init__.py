@@ -1,0 +1,1 @@
+"""Retrospective mode: sessions a user already has -> analyzer -> planner -> candidates."""

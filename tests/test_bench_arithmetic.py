@@ -1,0 +1,94 @@
+"""The benchmark's arithmetic against cases worked by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from harnesspro.bench.arithmetic import (
+    bootstrap_interval,
+    heavy_gain,
+    lite_cost_cut,
+    normalised_hypervolumes,
+    paired_wins,
+    reference_front,
+)
+from harnesspro.bench.report import run_rows, summary
+from harnesspro.bench.runner import Outcome
+
+# Strategy A: seed (0.5, 1.0), lite (0.5, 0.5), heavy (0.8, 1.0).
+# Strategy B: seed (0.5, 1.0), heavy (0.6, 0.8).
+A = [(0.5, 1.0), (0.5, 0.5), (0.8, 1.0)]
+B = [(0.5, 1.0), (0.6, 0.8)]
+# Reference point (pass 0, cost 2 x 1.0). Areas as staircases over pass rate:
+#   A: 0.5 x (2 - 0.5) + 0.3 x (2 - 1.0)                     = 0.75 + 0.30        = 1.05
+#   B: 0.6 x (2 - 0.8)                                         = 0.72
+#   union front (0.5, 0.5), (0.6, 0.8), (0.8, 1.0):
+#      0.5 x 1.5 + 0.1 x 1.2 + 0.2 x 1.0                       = 0.75 + 0.12 + 0.2  = 1.07
+HV_A, HV_B, HV_REF = 1.05, 0.72, 1.07
+
+
+def test_reference_front_is_the_non_dominated_union() -> None:
+    assert sorted(reference_front([A, B])) == [(0.5, 0.5), (0.6, 0.8), (0.8, 1.0)]
+
+
+def test_normalised_hypervolume_by_hand() -> None:
+    got = normalised_hypervolumes({"A": A, "B": B})
+    assert got["A"] == pytest.approx(HV_A / HV_REF)
+    assert got["B"] == pytest.approx(HV_B / HV_REF)
+
+
+def test_extra_points_enlarge_the_reference() -> None:
+    # (1.0, 1.0) adds 0.2 x (2 - 1.0) on top of the union: reference 1.27.
+    got = normalised_hypervolumes({"A": A, "B": B}, extra=[(1.0, 1.0)])
+    assert got["A"] == pytest.approx(1.05 / 1.27)
+
+
+def test_seed_comparisons() -> None:
+    assert heavy_gain((0.5, 1.0), (0.8, 1.0)) == pytest.approx(0.3)
+    assert lite_cost_cut((0.5, 1.0), (0.5, 0.25)) == pytest.approx(0.75)
+    assert lite_cost_cut((0.5, 0.0), (0.5, 0.25)) is None
+    assert lite_cost_cut((0.5, math.nan), (0.5, 0.25)) is None
+
+
+def test_bootstrap_interval() -> None:
+    flat = bootstrap_interval([0.4, 0.4, 0.4])
+    assert (flat.mean, flat.low, flat.high, flat.n) == pytest.approx((0.4, 0.4, 0.4, 3))
+    spread = bootstrap_interval([0.0, 1.0, 0.5, 0.25], resamples=4000)
+    assert spread.mean == pytest.approx(0.4375)
+    assert 0.0 <= spread.low < spread.mean < spread.high <= 1.0
+    assert bootstrap_interval([]).n == 0
+
+
+def test_paired_wins_count_profiles() -> None:
+    w = paired_wins({1: 0.9, 2: 0.5, 3: 0.7, 4: 1.0}, {1: 0.8, 2: 0.6, 3: 0.7, 5: 0.1})
+    assert (w.wins, w.ties, w.losses) == (1, 1, 1)
+    assert w.share == pytest.approx(1 / 3)
+
+
+def test_report_rows_and_summary_by_hand() -> None:
+    def outcome(variant: str, profile: int, points: list[tuple[float, float]]) -> Outcome:
+        modes = dict(zip(["seed", "lite", "heavy"], points, strict=False))
+        return Outcome(variant, profile, profile == 2, modes, 40, "")
+
+    outcomes = [
+        outcome("harnesspro", 1, A),
+        outcome("random", 1, B),
+        outcome("harnesspro", 2, B),
+        outcome("random", 2, A),
+    ]
+    rows = run_rows(outcomes, {})
+    row = rows.set_index(["variant", "profile"])
+    assert row.loc[("harnesspro", 1), "normalised_hv"] == pytest.approx(HV_A / HV_REF)
+    assert row.loc[("random", 2), "normalised_hv"] == pytest.approx(HV_A / HV_REF)
+    assert row.loc[("harnesspro", 1), "heavy_gain"] == pytest.approx(0.3)
+    assert row.loc[("harnesspro", 1), "lite_cost_cut"] == pytest.approx(0.5)
+    table = summary(rows).set_index("variant")
+    # Each strategy has one profile at 1.05/1.07 and one at 0.72/1.07.
+    assert table.loc["random", "normalised_hv_mean"] == pytest.approx((HV_A + HV_B) / 2 / HV_REF)
+    assert table.loc["random", "default_wins"] == 1
+    assert table.loc["random", "default_losses"] == 1
+    assert table.loc["harnesspro", "normalised_hv_misleading"] == pytest.approx(HV_B / HV_REF)
+    assert isinstance(rows, pd.DataFrame)

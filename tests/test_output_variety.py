@@ -1,0 +1,56 @@
+"""Output variety the official tests accept: under several profiles the reference-following
+rollout writes differently formatted outputs and still passes every official test."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile, sample_profile
+from harnesspro.policies.scripted import Traits, plan_actions, script_for
+from harnesspro.policies.variants import KINDS, accepted, chosen
+from harnesspro.records import Task
+from harnesspro.rollout import grade_official, write_tree
+from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+
+VARIED = [t for t in load_suite("builtin") if t.id in accepted()]
+EVERY_KIND = (1 << len(KINDS)) - 1
+# The reference's own style, every accepted kind at once, and a drawn mix of them.
+PROFILES = [DEFAULT_PROFILE, DEFAULT_PROFILE.model_copy(update={"variant": EVERY_KIND})]
+PROFILES += [sample_profile(2)]
+PLAIN = Traits(concise=False, verify=False, direct=False, effort="medium")
+
+
+def follow_reference(task: Task, profile: BehaviourProfile, tmp: Path) -> Path:
+    """The workspace after the steps of a rollout that never slips under `profile` (its
+    read-only looks left out), run as one script like solve.sh."""
+    clean = profile.model_copy(update={"p_slip": 0.0})
+    actions = plan_actions(script_for(task), PLAIN, "variety", clean)
+    script = "\n\n".join(a.command for a in actions if a.kind == "step")
+    work = write_tree(tmp / "work", workspace_files(task))
+    Bubblewrap().run(
+        ["bash", "-c", script], [Mount(work, task.workdir, True)], {}, task.workdir, 60
+    )
+    return work
+
+
+def test_several_kinds_are_accepted_somewhere() -> None:
+    assert len({kind for pairs in accepted().values() for _, kind in pairs}) >= 3
+    assert any(chosen(pairs, sample_profile(1).variant) for pairs in accepted().values())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", VARIED, ids=[t.id for t in VARIED])
+def test_every_profiles_outputs_pass_the_official_tests(task: Task) -> None:
+    tests = folder_files(task.path / "tests")
+    outputs: dict[int, dict[str, bytes]] = {}
+    for profile in PROFILES:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = follow_reference(task, profile, Path(tmp))
+            assert grade_official(work, task.workdir, tests, Path(tmp) / "grade"), profile.name
+            files = sorted(p for p in work.rglob("*") if p.is_file() and ".git" not in p.parts)
+            outputs[profile.variant] = {str(p.relative_to(work)): p.read_bytes() for p in files}
+    assert outputs[EVERY_KIND] != outputs[0]  # the variety is real, not a no-op
