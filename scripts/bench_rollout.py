@@ -52,7 +52,7 @@ def instrument() -> None:
     """Wrap the phases in place (this script only)."""
     rollout.write_tree = timed("materialise files", rollout.write_tree)
     rollout._run_harness = timed("harness in sandbox", rollout._run_harness)
-    rollout.grade_official = timed("official verifier", rollout.grade_official)
+    rollout.grade = timed("official verifier", rollout.grade)
     rollout.snapshot = timed("workspace snapshot", rollout.snapshot)
     gw = rollout.Gateway
     gw.__enter__ = timed("gateway start", gw.__enter__)  # type: ignore[method-assign]

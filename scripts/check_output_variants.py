@@ -17,33 +17,25 @@ from pathlib import Path
 from harnesspro.policies.scripted import script_for
 from harnesspro.policies.variants import KINDS, rewrite_command
 from harnesspro.records import Task
-from harnesspro.rollout import grade_official, write_tree
-from harnesspro.sandbox import Bubblewrap, Mount
-from harnesspro.tasks.loader import folder_files, load_suite, reference_steps, workspace_files
+from harnesspro.sandbox import Bubblewrap
+from harnesspro.tasks.loader import load_suite, reference_steps
+from harnesspro.tasks.runtime import grade, run_steps
 
 OUT = Path(__file__).resolve().parent.parent / "harnesspro" / "policies" / "variants.json"
 
 
-def run(task: Task, extra: list[str], tmp: Path) -> Path:
-    """The working directory after the reference steps and then `extra` commands."""
-    work = write_tree(tmp / "work", workspace_files(task))
-    mounts = [Mount(work, task.workdir, True)]
-    for step in [*reference_steps(task), *extra]:
-        Bubblewrap().run(["bash", "-c", step], mounts, {}, task.workdir, 60)
-    return work
-
-
 def passes(task: Task, extra: list[str], tmp: Path) -> bool:
     """Reference steps, then `extra` commands, then the official tests."""
-    work = run(task, extra, tmp)
-    return grade_official(work, task.workdir, folder_files(task.path / "tests"), tmp / "grade")
+    layout = run_steps(task, [*reference_steps(task), *extra], tmp / "task", Bubblewrap())
+    return grade(task, layout, Bubblewrap()).passed
 
 
 def written_files(task: Task) -> list[str]:
     """The outputs named in the instruction that the reference leaves as regular files."""
     prefix = task.workdir.rstrip("/") + "/"
     with tempfile.TemporaryDirectory() as tmp:
-        work = run(task, [], Path(tmp))
+        layout = run_steps(task, reference_steps(task), Path(tmp) / "task", Bubblewrap())
+        work = layout.host(task.workdir)
         return [
             path
             for path in script_for(task).outputs

@@ -12,9 +12,10 @@ from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile, sampl
 from harnesspro.policies.scripted import Traits, plan_actions, script_for
 from harnesspro.policies.variants import KINDS, accepted, chosen
 from harnesspro.records import Task
-from harnesspro.rollout import grade_official, write_tree
-from harnesspro.sandbox import Bubblewrap, Mount
-from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+from harnesspro.sandbox import Bubblewrap
+from harnesspro.tasks.layout import Layout
+from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.runtime import grade, run_steps
 
 VARIED = [t for t in load_suite("builtin") if t.id in accepted()]
 EVERY_KIND = (1 << len(KINDS)) - 1
@@ -24,17 +25,13 @@ PROFILES += [sample_profile(2)]
 PLAIN = Traits(concise=False, verify=False, direct=False, effort="medium")
 
 
-def follow_reference(task: Task, profile: BehaviourProfile, tmp: Path) -> Path:
-    """The workspace after the steps of a rollout that never slips under `profile` (its
+def follow_reference(task: Task, profile: BehaviourProfile, tmp: Path) -> Layout:
+    """The task's layout after the steps of a rollout that never slips under `profile` (its
     read-only looks left out), run as one script like solve.sh."""
     clean = profile.model_copy(update={"p_slip": 0.0})
     actions = plan_actions(script_for(task), PLAIN, "variety", clean)
     script = "\n\n".join(a.command for a in actions if a.kind == "step")
-    work = write_tree(tmp / "work", workspace_files(task))
-    Bubblewrap().run(
-        ["bash", "-c", script], [Mount(work, task.workdir, True)], {}, task.workdir, 60
-    )
-    return work
+    return run_steps(task, [script], tmp / "task", Bubblewrap())
 
 
 def test_several_kinds_are_accepted_somewhere() -> None:
@@ -45,12 +42,12 @@ def test_several_kinds_are_accepted_somewhere() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("task", VARIED, ids=[t.id for t in VARIED])
 def test_every_profiles_outputs_pass_the_official_tests(task: Task) -> None:
-    tests = folder_files(task.path / "tests")
     outputs: dict[int, dict[str, bytes]] = {}
     for profile in PROFILES:
         with tempfile.TemporaryDirectory() as tmp:
-            work = follow_reference(task, profile, Path(tmp))
-            assert grade_official(work, task.workdir, tests, Path(tmp) / "grade"), profile.name
+            layout = follow_reference(task, profile, Path(tmp))
+            assert grade(task, layout, Bubblewrap()).passed, profile.name
+            work = layout.host(task.workdir)
             files = sorted(p for p in work.rglob("*") if p.is_file() and ".git" not in p.parts)
             outputs[profile.variant] = {str(p.relative_to(work)): p.read_bytes() for p in files}
     assert outputs[EVERY_KIND] != outputs[0]  # the variety is real, not a no-op

@@ -14,6 +14,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +110,15 @@ def open_task(task: Task, dest: Path, cache: Path | None = None) -> Layout:
         return prepare(task, environment, dest, cache)
     except PackageError as exc:
         raise TaskUnrunnable(f"task '{task.id}' cannot run here: {exc}.") from None
+
+
+def run_steps(task: Task, steps: Iterable[str], dest: Path, sandbox: Sandbox) -> Layout:
+    """A fresh layout of the task with `steps` run in it one by one, as an agent would (for
+    checking what a verifier accepts)."""
+    layout = open_task(task, dest)
+    for step in steps:
+        sandbox.run(["bash", "-c", step], layout.mounts(), dict(layout.env), layout.workdir, 60)
+    return layout
 
 
 def input_files(task: Task) -> tuple[str, ...]:
