@@ -11,7 +11,7 @@ import pytest
 
 from harnesspro.config import ModelConfig
 from harnesspro.context import seed_template
-from harnesspro.engine import run_all
+from harnesspro.engine import Slots, run_all
 from harnesspro.gateway.fake_provider import OK_TOKENS, fake_provider
 from harnesspro.gateway.retry import RetryPolicy, fitted
 from harnesspro.ledger import Ledger
@@ -98,7 +98,7 @@ def test_served_tokens_equal_ledger_tokens_under_30_percent_faults(
         run_all(
             batch,
             lambda i, r: ledger.record_rollout(i.spec, r, "", "coreset"),
-            max_in_flight=2,
+            max_in_flight=Slots(1.0, 2),
             infra_retries=2,
             on_discard=lambda i, r, t: ledger.record_discarded(i.spec, r, "coreset", t),
         )

@@ -18,10 +18,9 @@ from harnesspro.config import ModelConfig
 from harnesspro.records import RolloutSpec, Task
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.sandbox import Mount, Sandbox
-from harnesspro.tasks.dockerfile import NeedsContainer
 from harnesspro.tasks.loader import folder_files
-from harnesspro.tasks.runtime import bundle_task
-from harnesspro.tasks.verify import environment_of, prepare, run_verifier
+from harnesspro.tasks.runtime import TaskUnrunnable, bundle_task, open_task
+from harnesspro.tasks.verify import run_verifier
 
 ADVERSARY = Path(__file__).resolve().parents[1] / "harnesses" / "adversarial"
 
@@ -66,12 +65,12 @@ def attack_rollout(task: Task, sandbox: str = "bubblewrap") -> Attack:
 
 def attack_layout(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Attack:
     """The adversary run in the task's own layout, then the official verifier (Harbor tasks)."""
-    environment = environment_of(task)
-    if isinstance(environment, NeedsContainer):
-        return Attack(task.id, None, reason=environment.reason)
     with tempfile.TemporaryDirectory(prefix="hp-adversary-") as name:
         tmp = Path(name)
-        layout = prepare(task, environment, tmp / "layout", cache)
+        try:
+            layout = open_task(task, tmp / "layout", cache)
+        except TaskUnrunnable as exc:  # needs a container, or packages apt cannot provide
+            return Attack(task.id, None, reason=str(exc))
         (tmp / "out").mkdir()
         (tmp / "task").mkdir()
         task_json = {"id": task.id, "instruction": task.instruction, "workdir": task.workdir}
