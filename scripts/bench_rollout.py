@@ -32,7 +32,8 @@ from harnesspro.records import RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.runfolder import RunFolder
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+from harnesspro.tasks.loader import folder_files, load_suite
+from harnesspro.tasks.runtime import bundle_task
 
 SPENT: dict[str, float] = collections.defaultdict(float)
 
@@ -66,8 +67,7 @@ def inputs_for(task: Any, harness: dict[str, bytes], i: int, grade: bool) -> Rol
         spec=RolloutSpec(f"bench{i}", "seed", task.id, i, 0),
         harness_files=harness,
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        workspace_files=workspace_files(task),
-        test_files=folder_files(task.path / "tests"),
+        task=bundle_task(task),
         script=script_for(task),
         model=ModelConfig(),
         price=Price(input=1.25, cached_input=0.125, output=10.0),

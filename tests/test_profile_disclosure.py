@@ -21,7 +21,8 @@ from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutSpec
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.runfolder import RunFolder
-from harnesspro.tasks.loader import folder_files, load_suite, workspace_files
+from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.runtime import bundle_task
 from tests.conftest import SCRIPTED_PRICE, tiny_config
 
 CANARIES = ("CANARY-PROFILE-NAME-7f3a", "CANARY-PROFILE-DESCRIPTION-91c2", "0.2718281", "2.7182818")
@@ -80,14 +81,19 @@ def test_no_profile_canary_reaches_improvers_logs_or_the_run_folder(
 
 
 SNOOP = r"""
-import json, os, urllib.request
+import json, os, sys, urllib.request
 seen = [json.dumps(dict(os.environ))]
 roots = ("/harness", "/harnesspro", "/run", "/opt", "/tmp", "/workspace")
+python = (sys.prefix, sys.base_prefix)  # the interpreter's own files, the same for every run
 for root in (*roots, os.path.expanduser("~")):
     for folder, _, files in os.walk(root):
+        if folder.startswith(python):
+            continue
         for name in files:
-            try:
-                seen.append(open(os.path.join(folder, name), errors="replace").read(200000))
+            path = os.path.join(folder, name)
+            try:  # a profile is small: big files (tool envs, libraries) are skipped
+                if os.path.getsize(path) < 1_000_000 and sum(map(len, seen)) < 20_000_000:
+                    seen.append(open(path, errors="replace").read(200000))
             except OSError:
                 pass
 base = os.environ["OPENAI_BASE_URL"].rstrip("/")
@@ -120,8 +126,7 @@ def test_a_harness_in_the_sandbox_cannot_find_the_profile(tmp_path: Path) -> Non
             spec=RolloutSpec("snoop", "c000", task.id, 0, 0),
             harness_files=harness,
             task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            workspace_files=workspace_files(task),
-            test_files=folder_files(task.path / "tests"),
+            task=bundle_task(task),
             script=script_for(task),
             model=load_config(tiny_config(tmp_path)).model,
             price=SCRIPTED_PRICE,
