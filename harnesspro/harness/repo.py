@@ -87,7 +87,10 @@ class HarnessRepo:
         return [p for p in str(self.repo.git.diff("--name-only", parent, child)).splitlines() if p]
 
     def annotate(self, commit: str, text: str) -> None:
-        """Attach a git note to a commit (shown by `git log`); the commit stays as it was."""
+        """Attach a git note to a commit (shown by `git log`); the commit stays as it was. A
+        note already there is not repeated (a resumed epoch records its verdicts again)."""
+        if text in str(self.repo.git.notes("show", commit, with_exceptions=False)):
+            return
         who = {"NAME": AUTHOR.name, "EMAIL": AUTHOR.email}
         env = {
             f"GIT_{role}_{k}": str(v) for role in ("AUTHOR", "COMMITTER") for k, v in who.items()
