@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import harnesspro
 from harnesspro.config import ConfigError, load_config
 from harnesspro.context import RunContext, seed_template
 from harnesspro.disclosure import improver_inputs
@@ -282,3 +283,25 @@ def test_free_form_plans_are_checked(
         free_answer(list(ctx.splits.coreset), **change)
     )
     assert llm_planner.checker(set(), set(ctx.splits.coreset))(answer).startswith(refusal)
+
+
+@pytest.mark.slow
+def test_the_llm_editor_works_on_a_third_party_harness(tmp_path: Path) -> None:
+    """The bundled mini-swe-agent wrapper as the seed: no harness.yaml, no seed hooks; an
+    edit of its own config is accepted because the smoke rollout's system prompt changes."""
+    wrapper = Path(harnesspro.__file__).parent / "harnesses" / "mini_swe_agent"
+    ctx = llm_run(tmp_path, harness={"seed": str(wrapper)})
+    config = (wrapper / "config.yaml").read_text()
+    prompt = (
+        "  system_template: You are a careful terminal agent. Verify outputs before you stop.\n"
+    )
+    edited = config.replace("agent:\n", "agent:\n" + prompt)
+    upstream = ReplayUpstream(
+        [tool_call("write_file", 0, path="config.yaml", content=edited), reply("Done.")]
+    )
+    with search_account(ctx, 1, upstream) as account:
+        plan = free_plan("careful-system-prompt", ("config.yaml",))
+        edit = edit_with(ctx, account, plan)
+    assert edit.candidate is not None, edit.note
+    files = ctx.repo.files(edit.candidate.commit)
+    assert files["config.yaml"].decode() == edited and "harness.yaml" not in files
