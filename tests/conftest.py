@@ -22,8 +22,12 @@ from harnesspro.context import RunContext
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
-from harnesspro.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.policies.scripted import script_for
+from harnesspro.records import RolloutResult, RolloutSpec, Task, Usage
+from harnesspro.rollout import RolloutInputs
 from harnesspro.runfolder import RunFolder
+from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.runtime import bundle_task
 
 SCRIPTED_PRICE = Price(input=1.25, cached_input=0.125, output=10.0)
 FAKE_PRICE = Price(input=2.0, cached_input=0.5, output=8.0)
@@ -221,3 +225,23 @@ def finished_tiny_run(tmp_path_factory: pytest.TempPathFactory, ray_session: Non
     run_dir = folder / "run"
     assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
     return run_dir
+
+
+def inputs_for(task: Task, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:
+    """One scripted-policy rollout of `harness` on `task` (the sampling seed per attempt)."""
+    return RolloutInputs(
+        spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
+        harness_files=harness,
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        task=bundle_task(task),
+        script=script_for(task),
+        model=ModelConfig(),
+        price=SCRIPTED_PRICE,
+        timeout_s=60,
+        sampling_seed=f"0:{task.id}:{attempt}",
+        token=f"token-{attempt}-0123456789abcdef",
+    )
+
+
+def builtin_task(task_id: str) -> Task:
+    return next(t for t in load_suite("builtin") if t.id == task_id)

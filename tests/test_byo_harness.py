@@ -16,8 +16,8 @@ from harnesspro.harness.validate import static_problem
 from harnesspro.rollout import harness_command, run_rollout
 from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
+from tests.conftest import builtin_task, inputs_for
 from tests.test_mechanisms import inputs_for_harness
-from tests.test_rollout import inputs_for
 
 MINI = Path(harnesspro.__file__).parent / "harnesses" / "mini_swe_agent"
 SCHEMA = {"model_call", "tool_call", "tool_result", "submit", "error"}
@@ -87,7 +87,9 @@ def test_mini_swe_agent_passes_harness_validate(
 @pytest.mark.slow
 def test_mini_swe_agent_solves_a_builtin_task(mini_env: ToolEnv) -> None:
     harness = folder_files(MINI)
-    results = [run_rollout(inputs_for("sales_by_region", a, harness)) for a in range(5)]
+    results = [
+        run_rollout(inputs_for(builtin_task("sales_by_region"), a, harness)) for a in range(5)
+    ]
     for result in results:
         assert result.status == "ok", f"{result.reason}\n{result.detail}"
         events = [json.loads(line) for line in result.trajectory.splitlines()]

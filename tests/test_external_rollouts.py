@@ -9,17 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import ModelConfig
 from harnesspro.context import seed_template
 from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutResult, RolloutSpec, Task
-from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.records import RolloutResult, Task
+from harnesspro.rollout import run_rollout
 from harnesspro.runfolder import RunFolder
 from harnesspro.tasks.dockerfile import Environment
 from harnesspro.tasks.loader import folder_files, load_suite
-from harnesspro.tasks.runtime import bundle_task
 from harnesspro.tasks.verify import environment_of
-from tests.conftest import SCRIPTED_PRICE, shared_dataset
+from tests.conftest import inputs_for, shared_dataset
 
 DATASET = shared_dataset("termigen-dev")
 
@@ -45,20 +43,7 @@ def picked() -> list[Task]:
 
 
 def rollout(task: Task, attempt: int) -> RolloutResult:
-    return run_rollout(
-        RolloutInputs(
-            spec=RolloutSpec(f"ext{attempt}", "c000", task.id, attempt, 0),
-            harness_files=folder_files(seed_template()),
-            task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            task=bundle_task(task),
-            script=script_for(task),
-            model=ModelConfig(),
-            price=SCRIPTED_PRICE,
-            timeout_s=60,
-            sampling_seed=f"0:{task.id}:{attempt}",
-            token=f"token-{attempt}-0123456789abcdef",
-        )
-    )
+    return run_rollout(inputs_for(task, attempt, folder_files(seed_template())))
 
 
 def source_of(task: Task, container_path: str) -> Path:

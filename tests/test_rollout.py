@@ -4,34 +4,16 @@ from __future__ import annotations
 
 import json
 
-from harnesspro.config import ModelConfig
 from harnesspro.context import seed_template
-from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, load_suite
-from harnesspro.tasks.runtime import bundle_task
-from tests.conftest import SCRIPTED_PRICE
-
-
-def inputs_for(task_id: str, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:
-    task = next(t for t in load_suite("builtin") if t.id == task_id)
-    return RolloutInputs(
-        spec=RolloutSpec(f"k{attempt}", "c000", task.id, attempt, 0),
-        harness_files=harness,
-        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        task=bundle_task(task),
-        script=script_for(task),
-        model=ModelConfig(),
-        price=SCRIPTED_PRICE,
-        timeout_s=60,
-        sampling_seed=f"0:{task.id}:{attempt}",
-        token=f"token-{attempt}-0123456789abcdef",
-    )
+from harnesspro.rollout import run_rollout
+from harnesspro.tasks.loader import folder_files
+from tests.conftest import builtin_task, inputs_for
 
 
 def test_seed_rollout_end_to_end() -> None:
-    result = run_rollout(inputs_for("sales_by_region", 0, folder_files(seed_template())))
+    result = run_rollout(
+        inputs_for(builtin_task("sales_by_region"), 0, folder_files(seed_template()))
+    )
     assert result.status == "ok", result.detail
     events = [json.loads(line) for line in result.trajectory.splitlines()]
     assert {"model_call", "tool_call", "tool_result", "submit"} <= {e["type"] for e in events}
@@ -50,7 +32,7 @@ def test_seed_rollout_end_to_end() -> None:
 def test_broken_harness_is_a_harness_error_not_a_crash() -> None:
     harness = folder_files(seed_template())
     harness["agent/__main__.py"] = b"raise SystemExit(3)\n"
-    result = run_rollout(inputs_for("sales_by_region", 1, harness))
+    result = run_rollout(inputs_for(builtin_task("sales_by_region"), 1, harness))
     assert result.status == "harness_error"
     assert result.n_calls == 0
     assert result.official_pass is False
