@@ -124,6 +124,7 @@ class RunContext:
             splits = Splits(**{k: tuple(v) for k, v in json.loads(refreshed).items()})
         run.write_splits(splits)
         repo = HarnessRepo(run.harness, run.worktrees)
+        repo.recover()  # we hold the run folder's lock: any git lock file is a crash's
         return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour)
 
     def candidates(self) -> dict[str, Candidate]:

@@ -76,14 +76,18 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
             f"  incomplete (a budget cap cut them short; not compared): {', '.join(left_out)}",
             markup=False,
         )
+    ctx.run.mark_phase("selection")
     selected = select(ctx, epoch)
+    ctx.run.mark_phase("rollouts")
     note_stop(ctx, epoch, validate(ctx, selected.parents, epoch, rollout_cap(ctx)), "validation")
+    ctx.run.mark_phase("selection")
     spread = intervals(ctx)
     ctx.ledger.record_intervals(
         epoch,
         [(u.candidate_id, *u.pass_rate_ci, *u.cost_ci, u.p_nondominated) for u in spread.values()],
     )
     held = validation_scores(ctx)
+    ctx.run.mark_phase("reports")
     write_epoch_reports(ctx, selected, spread, held)
     run_reports(ctx)
     ctx.ledger.finish_epoch(epoch, selected.hypervolume)
@@ -105,6 +109,7 @@ def epoch_zero(ctx: RunContext) -> Selected:
     ctx.console.rule("epoch 0 (seed)")
     coreset = ", ".join(ctx.splits.coreset)
     ctx.console.print(f"coreset ({len(ctx.splits.coreset)} tasks, DPP): {coreset}")
+    ctx.run.mark_phase("rollouts")
     evaluate(ctx, [ctx.seed()], 0)
     freeze_tests(ctx)
     score_pending(ctx)
@@ -126,14 +131,19 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
 
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
+    ctx.run.mark_phase("improve")
     children = epoch_candidates(ctx, epoch, previous)
+    ctx.run.mark_phase("rollouts")
     note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
     score_pending(ctx)
+    ctx.run.mark_phase("git")  # verdicts become git notes; the composer merges
     record_effects(ctx, epoch)
     merged = compose(ctx, epoch)
     if merged:
+        ctx.run.mark_phase("rollouts")
         note_stop(ctx, epoch, evaluate(ctx, merged, epoch, cap=rollout_cap(ctx)), "coreset")
         score_pending(ctx)
+    ctx.run.mark_phase("reports")
     file_epoch(ctx, epoch)
     return close_epoch(ctx, epoch)
 
@@ -206,6 +216,7 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
     if attempts is not None or ev.final:
         if ctx.splits.test:
             ctx.console.rule("held-out evaluation (test split, official tests)")
+            ctx.run.mark_phase("held-out")
             report = run_final(ctx, attempts or ev.attempts)
             write_final(report, ctx.run.reports())
             ctx.console.print(final_table(report))
@@ -218,9 +229,11 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
                 ctx.console.print(line, markup=False)
         else:
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
+    ctx.run.mark_phase("reports")
     for line in run_reports(ctx):
         ctx.console.print(line, markup=False)
     ctx.console.print(f"dashboard: {write_dashboard(ctx.run.root)}", markup=False)
+    ctx.run.mark_phase("done")
 
 
 def main(argv: list[str] | None = None) -> int:

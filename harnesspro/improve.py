@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harnesspro import disclosure
+from harnesspro import disclosure, journal
 from harnesspro.analyzer.rules import Trace, prevalence
 from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs, improver_inputs
@@ -76,7 +76,7 @@ def improve(
     inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
     try:
         if not llm:
-            return run_roles(ctx, inputs, CatalogImprover())
+            return run_roles(ctx, inputs, CatalogImprover(ctx.config.sandbox.backend))
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:
             roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb)
@@ -93,9 +93,36 @@ def _fallbacks(ctx: RunContext, role: str, fallbacks: dict[str, str]) -> None:
 
 
 def run_roles(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[Candidate]:
-    """Analyzer, planner and editor over the disclosed inputs; records diagnoses and plans."""
-    epoch, parent_ids = inputs.epoch, list(inputs.parents)
-    candidates, scores = inputs.candidates, inputs.scores
+    """Analyzer, planner and editor over the disclosed inputs; records diagnoses and plans.
+
+    Journaled step by step (harnesspro/journal.py): a resumed epoch reuses its plans and
+    finished edits instead of planning or editing again."""
+    epoch = inputs.epoch
+    ctx.run.mark_phase("improve")
+    plans = journal.journaled_plans(ctx.ledger, epoch)
+    if plans is None:
+        plans = make_plans(ctx, inputs, roles)
+        ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
+    else:
+        ctx.console.print(f"  resuming the improve step: {len(plans)} journaled plans reused")
+    children: dict[str, Candidate] = {}
+    ctx.run.mark_phase("git")  # worktrees, edits, smoke rollouts, commits
+    for index, plan in enumerate(plans):
+        child, note = edit_plan(ctx, inputs, roles, index, plan)
+        if child and child.epoch == epoch:
+            children[child.id] = child
+        outcome = " ".join(filter(None, [child.id if child else "", note]))
+        ctx.console.print(
+            f"  plan {plan.parent_id} ({plan.directive}) {plan.mechanism}: predicted pass "
+            f"{plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%} -> {outcome}",
+            markup=False,
+        )
+    return list(children.values())
+
+
+def make_plans(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[Plan]:
+    """Diagnose the parents (recorded, printed) and plan their changes."""
+    epoch, parent_ids, scores = inputs.epoch, list(inputs.parents), inputs.scores
     diagnoses, fell_back = roles.diagnose(inputs)
     _fallbacks(ctx, "analyzer", fell_back)
     ctx.ledger.record_diagnoses(epoch, diagnoses)
@@ -107,25 +134,26 @@ def run_roles(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[
         ctx.console.print(f"  library: avoiding {name}: {evidence}", markup=False)
     plans, fell_back = roles.plan(inputs, diagnoses, prevalences)
     _fallbacks(ctx, "planner", fell_back)
-    children: dict[str, Candidate] = {}
-    for plan in plans:
-        existing = list(ctx.candidates().values())
-        new_id = f"c{len(existing):03d}"  # ids follow creation order
-        edit = roles.edit(plan, candidates[plan.parent_id], ctx.repo, existing, new_id, epoch)
-        if edit.new and edit.candidate:
-            ctx.ledger.add_candidate(edit.candidate)
-        if edit.candidate and edit.candidate.epoch == epoch:
-            children[edit.candidate.id] = edit.candidate
-        ctx.ledger.record_plan(
-            epoch, plan, edit.candidate.id if edit.candidate else None, edit.note
-        )
-        outcome = " ".join(filter(None, [edit.candidate.id if edit.candidate else "", edit.note]))
-        ctx.console.print(
-            f"  plan {plan.parent_id} ({plan.directive}) {plan.mechanism}: predicted pass "
-            f"{plan.predicted_pass:+.3f}, cost {plan.predicted_cost:+.1%} -> {outcome}",
-            markup=False,
-        )
-    return list(children.values())
+    return plans
+
+
+def edit_plan(
+    ctx: RunContext, inputs: ImproverInputs, roles: Improver, index: int, plan: Plan
+) -> tuple[Candidate | None, str]:
+    """The `index`-th plan's candidate and note: journaled by a crashed run, else edited now
+    and recorded (candidate, plan row and journal in one transaction)."""
+    epoch = inputs.epoch
+    done = journal.journaled_edit(ctx.ledger, epoch, index)
+    if done is not None:
+        return (ctx.candidates()[done.child] if done.child else None), done.note
+    existing = list(ctx.candidates().values())
+    new_id = f"c{len(existing):03d}"  # ids follow creation order
+    parent = inputs.candidates[plan.parent_id]
+    edit = roles.edit(plan, parent, ctx.repo, existing, new_id, epoch)
+    made = edit.candidate if edit.new else None
+    child = edit.candidate.id if edit.candidate else None
+    ctx.ledger.record_edit(epoch, journal.edit_step(index), plan, made, child, edit.note)
+    return edit.candidate, edit.note
 
 
 def plan_of(row: Mapping[Any, Any]) -> Plan:

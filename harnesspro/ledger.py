@@ -119,6 +119,30 @@ class Ledger:
         row = (c.id, c.commit, c.tree, c.parent, c.directive, c.mechanism, c.epoch, time.time())
         self._write("INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row])
 
+    def record_edit(
+        self,
+        epoch: int,
+        step: str,
+        plan: Plan,
+        made: Candidate | None,
+        child: str | None,
+        note: str,
+    ) -> None:
+        """One plan's edit in one transaction: its new candidate `made` (if any), its plan row
+        (child id and note) and the journal's `step`, so a crash leaves all or none of them."""
+        with self.db:
+            if made is not None:
+                self.db.execute(
+                    "INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (made.id, made.commit, made.tree, made.parent, made.directive,
+                     made.mechanism, made.epoch, time.time()),
+                )  # fmt: skip
+            self.db.execute(*self._plan_row(epoch, plan, child, note))
+            self.db.execute(
+                "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?)",
+                (epoch, step, json.dumps({"child": child, "note": note}), time.time()),
+            )
+
     def candidates(self) -> list[Candidate]:
         rows = self.db.execute(
             "SELECT id, commit_sha, tree, parent, directive, mechanism, epoch FROM candidates "
@@ -269,6 +293,13 @@ class Ledger:
         return pd.read_sql_query("SELECT * FROM diagnoses", self.db)
 
     def record_plan(self, epoch: int, plan: Plan, child_id: str | None, note: str = "") -> None:
+        sql, row = self._plan_row(epoch, plan, child_id, note)
+        self._write(sql, [row])
+
+    @staticmethod
+    def _plan_row(
+        epoch: int, plan: Plan, child_id: str | None, note: str
+    ) -> tuple[str, tuple[Any, ...]]:
         row = {
             "epoch": epoch, "parent_id": plan.parent_id, "directive": plan.directive,
             "mechanism": plan.mechanism, "rationale": plan.rationale,
@@ -280,9 +311,7 @@ class Ledger:
         }  # fmt: skip
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        self._write(
-            f"INSERT OR REPLACE INTO plans ({names}) VALUES ({marks})", [tuple(row.values())]
-        )
+        return f"INSERT OR REPLACE INTO plans ({names}) VALUES ({marks})", tuple(row.values())
 
     def record_effect(self, epoch: int, parent_id: str, directive: str, effect: Effect) -> None:
         """A plan's measured effect and verdict (proposer memory)."""

@@ -29,7 +29,10 @@ class Improver(Analyzer, Planner, Editor, Protocol):
 
 
 class CatalogImprover:
-    """Rule-based features, catalog planning, catalog edits."""
+    """Rule-based features, catalog planning, catalog edits (validated in `backend`)."""
+
+    def __init__(self, backend: str = "bubblewrap") -> None:
+        self.backend = backend
 
     def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
         return analyze(inputs.traces), {}
@@ -53,7 +56,7 @@ class CatalogImprover:
         new_id: str,
         epoch: int,
     ) -> Edit:
-        return apply_plan(plan, parent, repo, existing, new_id, epoch)
+        return apply_plan(plan, parent, repo, existing, new_id, epoch, sandbox=self.backend)
 
 
 @dataclass
@@ -96,5 +99,5 @@ class LLMImprover:
         except SearchUnavailable as exc:
             unavailable = str(exc)
         return apply_plan_or_catalog(
-            plan, parent, repo, existing, new_id, epoch, self.editor, unavailable
+            plan, parent, repo, existing, new_id, epoch, self.editor, unavailable, self.backend
         )

@@ -9,6 +9,7 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from harnesspro.atomic import write_text_atomic
 from harnesspro.config import ConfigError, RunConfig, dump_config
@@ -70,6 +71,12 @@ def lock_folder(root: Path) -> None:
     _HELD[root] = fd
 
 
+Phase = Literal["rollouts", "improve", "git", "selection", "reports", "held-out", "done"]
+"""What a run is doing: target-model rollouts (coreset, validation), diagnosing and
+planning, git work (candidate edits and commits, verdict notes, merges), selection, writing
+reports, the held-out evaluation, or finished."""
+
+
 @dataclass(frozen=True)
 class RunFolder:
     root: Path
@@ -116,6 +123,11 @@ class RunFolder:
                 )
             return
         write_text_atomic(path, text)
+
+    def mark_phase(self, phase: Phase) -> None:
+        """Write `phase`: the step the run is in (for watchers such as
+        scripts/crash_equivalence.py, which kills runs in every phase)."""
+        write_text_atomic(self.root / "phase", f"{phase}\n")
 
     def write_splits(self, splits: Splits) -> None:
         """splits.json: the coreset, validation and test task ids of this run."""

@@ -1,23 +1,32 @@
-"""Crash equivalence: kill -9 a small run at N random moments, resume it each time, and
-compare its final ledger with an uninterrupted run's (timestamps and commit ids ignored).
+"""Crash equivalence: kill -9 a small run in every phase, resume it each time, and compare its
+final ledger with an uninterrupted run's (timestamps and commit ids ignored).
 
     python scripts/crash_equivalence.py [--kills 20] [--seed 0] [--workdir DIR]
 
-Kill moments are drawn uniformly over the first quarter of the uninterrupted run's duration;
-each resume skips finished work, so the kills fall in every phase (rollouts, improve, git,
-selection, reports, held-out evaluation). Prints N, the
-mismatching tables (0 when resume is faithful) and exits 1 on any mismatch.
+The run writes the phase it is in to RUN/phase (rollouts, improve, git, selection, reports,
+held-out). The uninterrupted run is watched first, to learn each phase's typical length. Then
+rounds: each round starts a fresh run folder and aims one kill at each phase in the order the
+run meets them; a kill comes a random moment (up to the phase's typical length) after the
+phase begins and is counted in the phase the run was in at that instant (read just before
+the SIGKILL, which goes to the run's whole process group). A phase missed by a kill stays the
+target; a round ends when its run completes, and its ledger is compared. Rounds go on until
+N kills are made and every phase has one. Prints N, the kills per phase and the mismatches
+(0 when resume is faithful); exits 1 on any mismatch or a phase never killed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
+import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -30,22 +39,95 @@ CONFIG = {
     "evolution": {"epochs": 1, "rollouts_per_task": 2},
     "evaluation": {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 1},
 }
+PHASES = ("rollouts", "improve", "git", "selection", "reports", "held-out")
+# The order a run meets the phases, for odd rounds (rollouts, selection and reports of epoch
+# 0) and even rounds (those of epoch 1).
+ORDERS = (
+    ("rollouts", "selection", "reports", "improve", "git", "held-out"),
+    ("improve", "git", "rollouts", "selection", "reports", "held-out"),
+)
 # What must match, per table: every column but timestamps and commit ids.
 TABLES = {
     "candidates": "SELECT id, tree, parent, directive, mechanism, epoch FROM candidates",
-    "plans": "SELECT epoch, parent_id, directive, mechanism, child_id FROM plans",
+    "plans": "SELECT epoch, parent_id, directive, mechanism, rationale, predicted_pass, "
+    "predicted_cost, child_id, note, verdict FROM plans",
+    "diagnoses": "SELECT epoch, candidate_id, task_id, kind, count, of FROM diagnoses",
     "rollouts": "SELECT key, candidate_id, task_id, attempt, epoch, status, pass, "
     "official_pass, uncached_input, cached_input, output, cost, n_calls, split FROM rollouts",
     "selections": "SELECT epoch, mode, candidate_id, pass_rate, cost FROM selections",
     "epochs": "SELECT epoch, hypervolume FROM epochs",
     "synth_tests": "SELECT task_id, sha256 FROM synth_tests",
 }
+POLL_S = 0.003
 
 
-def evolve(config: Path, run_dir: Path) -> subprocess.Popen[bytes]:
+def start(config: Path, run_dir: Path) -> subprocess.Popen[bytes]:
+    """`harnesspro evolve` in its own process group (its Ray agents die with it)."""
     argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
-    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(run_dir.parent / f"{run_dir.name}.stderr", "ab") as log:
+        return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the run's process group: the run if alive, and its Ray processes."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def phase_of(run_dir: Path, since_ns: int) -> str | None:
+    """The phase a run started at `since_ns` wrote last (None before it wrote one)."""
+    path = run_dir / "phase"
+    try:
+        if path.stat().st_mtime_ns < since_ns:
+            return None  # left by the process killed before
+        return path.read_text().strip()
+    except FileNotFoundError:
+        return None
+
+
+def finished(proc: subprocess.Popen[bytes]) -> bool:
+    code = proc.poll()
+    if code not in (None, 0):
+        raise SystemExit(f"a run failed with exit code {code}; see its .stderr file")
+    return code == 0
+
+
+def timeline(config: Path, run_dir: Path) -> dict[str, float]:
+    """Run uninterrupted, watching its phases; returns each phase's median length (s)."""
+    since, proc = time.time_ns(), start(config, run_dir)
+    spans: dict[str, list[float]] = {}
+    current, began = None, time.monotonic()
+    while True:
+        done = finished(proc)
+        phase = phase_of(run_dir, since)
+        if phase != current or done:
+            if current is not None:
+                spans.setdefault(current, []).append(time.monotonic() - began)
+            current, began = phase, time.monotonic()
+        if done:
+            kill_group(proc)
+            return {p: sorted(s)[len(s) // 2] for p, s in spans.items()}
+        time.sleep(POLL_S)
+
+
+def aim(config: Path, run_dir: Path, target: str, length: float, rng: random.Random) -> str | None:
+    """Resume the run and kill it a random moment into `target`; returns the phase the kill
+    hit, or None when the run completed first."""
+    since, proc = time.time_ns(), start(config, run_dir)
+    try:
+        while phase_of(run_dir, since) != target:
+            if finished(proc):
+                return None
+            time.sleep(POLL_S)
+        deadline = time.monotonic() + rng.uniform(0, length)
+        while time.monotonic() < deadline and not finished(proc):
+            time.sleep(POLL_S)
+        hit = phase_of(run_dir, since)
+        return None if finished(proc) else hit
+    finally:  # the kill -9, of the run and its Ray processes
+        kill_group(proc)
 
 
 def _rounded(row: tuple[object, ...]) -> tuple[object, ...]:
@@ -61,6 +143,18 @@ def snapshot(run_dir: Path) -> dict[str, list[tuple[object, ...]]]:
         }
 
 
+def compare(clean: dict[str, list[tuple[object, ...]]], run_dir: Path) -> list[str]:
+    """The tables of `run_dir` that differ from the uninterrupted run's (printed)."""
+    resumed = snapshot(run_dir)
+    mismatches = [name for name in TABLES if clean[name] != resumed[name]]
+    for name in mismatches:
+        print(
+            f"  {run_dir.name} {name}: only clean {len(set(clean[name]) - set(resumed[name]))} "
+            f"rows, only resumed {len(set(resumed[name]) - set(clean[name]))} rows"
+        )
+    return mismatches
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--kills", type=int, default=20)
@@ -71,38 +165,40 @@ def main() -> int:
     config = work / "crash.yaml"
     config.write_text(yaml.safe_dump(CONFIG))
     started = time.monotonic()
-    assert evolve(config, work / "clean").wait() == 0, "the uninterrupted run failed"
-    duration = time.monotonic() - started
-    print(f"uninterrupted run: {duration:.0f} s", flush=True)
-    rng = random.Random(args.seed)
-    kills, crashed = 0, work / "crashed"
-    while True:
-        proc = evolve(config, crashed)
-        if kills == args.kills:
-            assert proc.wait() == 0, "the final resume failed"
-            break
-        # Within the first quarter of a full run's time: a resumed run skips finished work,
-        # so successive kills still reach every later phase.
-        at = rng.uniform(1.0, duration / 4)
-        try:
-            code = proc.wait(timeout=at)
-            if code == 0:
-                break  # finished before the kill moment: the run is complete
-            raise SystemExit(f"a resumed run failed with exit code {code}")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            kills += 1
-            print(f"kill {kills}: after {at:.1f} s", flush=True)
-    clean, resumed = snapshot(work / "clean"), snapshot(crashed)
-    mismatches = [name for name in TABLES if clean[name] != resumed[name]]
-    print(f"N = {kills} kills; mismatching tables: {len(mismatches)} {mismatches}")
-    for name in mismatches:
-        print(
-            f"  {name}: only clean {len(set(clean[name]) - set(resumed[name]))} rows, "
-            f"only resumed {len(set(resumed[name]) - set(clean[name]))} rows"
-        )
-    return 1 if mismatches else 0
+    lengths = timeline(config, work / "clean")
+    clean = snapshot(work / "clean")
+    print(
+        f"uninterrupted run: {time.monotonic() - started:.0f} s; median phase lengths: "
+        + ", ".join(f"{p} {lengths.get(p, 0):.2f} s" for p in PHASES),
+        flush=True,
+    )
+    rng, kills, rounds, mismatches = random.Random(args.seed), Counter[str](), 0, 0
+
+    def enough() -> bool:
+        return sum(kills.values()) >= args.kills and all(kills[p] for p in PHASES)
+
+    while not enough():
+        rounds += 1
+        run_dir, complete = work / f"crashed-{rounds}", False
+        for target in ORDERS[(rounds - 1) % 2]:
+            while not complete and not enough():
+                hit = aim(config, run_dir, target, lengths.get(target, 0.0), rng)
+                complete = hit is None
+                if hit is not None:
+                    kills[hit] += 1
+                    print(f"round {rounds}: kill aimed at {target}, hit {hit}", flush=True)
+                if hit == target:
+                    break
+        if not complete:  # the resume that completes the round's run
+            final = start(config, run_dir)
+            if final.wait() != 0:
+                raise SystemExit(f"the final resume of round {rounds} failed")
+            kill_group(final)
+        mismatches += len(compare(clean, run_dir))
+    per_phase = ", ".join(f"{p} {kills[p]}" for p in (*PHASES, "done") if kills[p] or p != "done")
+    print(f"N = {sum(kills.values())} kills over {rounds} rounds ({per_phase})")
+    print(f"mismatching tables: {mismatches}")
+    return 1 if mismatches or any(kills[p] == 0 for p in PHASES) else 0
 
 
 if __name__ == "__main__":

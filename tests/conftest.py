@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -90,6 +93,20 @@ def wait_for_file(path: Path, proc: subprocess.Popen[str], limit_s: float = 600.
         assert proc.poll() is None, f"process ended with {proc.returncode} before {path}"
         assert time.monotonic() < deadline, f"{path} never appeared"
         time.sleep(0.1)
+
+
+def run_own_group(argv: list[str], timeout_s: float = 900) -> subprocess.CompletedProcess[str]:
+    """Run `argv` in its own process group, then SIGKILL whatever of the group is left: an
+    `evolve` killed with -9 would otherwise leave its embedded Ray's agents orphaned."""
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 @contextmanager

@@ -126,7 +126,8 @@ def exhaustive_points(
         for name in CATALOG:
             plan = Plan(SEED_ID, "balanced", name, "exhaustive single", 0.0, 0.0)
             existing = list(ctx.candidates().values())
-            edit = apply_plan(plan, seed, ctx.repo, existing, f"c{len(existing):03d}", 0)
+            new_id, backend = f"c{len(existing):03d}", ctx.config.sandbox.backend
+            edit = apply_plan(plan, seed, ctx.repo, existing, new_id, 0, sandbox=backend)
             if edit.new and edit.candidate:
                 ctx.ledger.add_candidate(edit.candidate)
         k = config.evaluation.attempts

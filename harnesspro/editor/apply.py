@@ -47,24 +47,26 @@ def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _smoke_signature(repo_root: Path, commit: str) -> Signature:
+def _smoke_signature(repo_root: Path, commit: str, sandbox: str) -> Signature:
     """The parent's smoke signature, once per commit (the same harness gives the same one)."""
     with tempfile.TemporaryDirectory(prefix="hp-parent-") as name:
         HarnessRepo(repo_root, repo_root / ".unused").export(commit, Path(name))
-        return signature(smoke_rollout(Path(name)))
+        return signature(smoke_rollout(Path(name), sandbox))
 
 
-def _validate(worktree: Path, plan: Plan, repo: HarnessRepo, parent: Candidate) -> str:
-    """The gates: manifest and immutable paths, code, smoke rollout, and the change in
-    effect (the catalog mechanism's own check, or for a free-form plan an observable
-    difference from the parent's smoke rollout)."""
-    problem, smoke = checked(worktree, repo.root)
+def _validate(
+    worktree: Path, plan: Plan, repo: HarnessRepo, parent: Candidate, sandbox: str
+) -> str:
+    """The gates: manifest and immutable paths, code, smoke rollout (in the run's `sandbox`
+    backend), and the change in effect (the catalog mechanism's own check, or for a
+    free-form plan an observable difference from the parent's smoke rollout)."""
+    problem, smoke = checked(worktree, repo.root, sandbox=sandbox)
     if problem:
         return problem
     if plan.kind == "catalog" and plan.mechanism in CATALOG:
         return CATALOG[plan.mechanism].validate(worktree)
     assert smoke is not None
-    return not_in_effect(_smoke_signature(repo.root, parent.commit), signature(smoke))
+    return not_in_effect(_smoke_signature(repo.root, parent.commit, sandbox), signature(smoke))
 
 
 def _message(plan: Plan, parent: Candidate, how: str | None = None) -> str:
@@ -84,8 +86,10 @@ def apply_plan(
     new_id: str,
     epoch: int,
     edit: EditFn = catalog_edit,
+    sandbox: str = "bubblewrap",
 ) -> Edit:
-    """Apply one plan; identical trees are deduplicated against `existing`."""
+    """Apply one plan, validated in the `sandbox` backend; identical trees are deduplicated
+    against `existing`."""
     for c in existing:
         if c.parent == parent.id and c.mechanism == plan.mechanism:
             return Edit(plan, c, new=False, note="made in an earlier attempt of this run")
@@ -94,7 +98,7 @@ def apply_plan(
         worktree = repo.start_candidate(new_id, parent.commit)
         try:
             how = edit(worktree, plan, feedback)
-            feedback = _validate(worktree, plan, repo, parent)
+            feedback = _validate(worktree, plan, repo, parent, sandbox)
         except (OSError, ValueError, KeyError, TypeError) as exc:  # e.g. a file it needs is absent
             feedback = f"the edit failed: {exc.__class__.__name__}: {exc}"[:300]
         if not feedback:
@@ -122,6 +126,7 @@ def apply_plan_or_catalog(
     epoch: int,
     edit: EditFn,
     unavailable: str = "",
+    sandbox: str = "bubblewrap",
 ) -> Edit:
     """`apply_plan` with `edit`; when that yields no candidate (or the LLM editor is
     `unavailable`, say why), the catalog edit of the plan's mechanism, with the LLM editor's
@@ -129,7 +134,7 @@ def apply_plan_or_catalog(
     if unavailable:
         first = Edit(plan, None, new=False, note=unavailable)
     else:
-        first = apply_plan(plan, parent, repo, existing, new_id, epoch, edit)
+        first = apply_plan(plan, parent, repo, existing, new_id, epoch, edit, sandbox)
     if first.candidate is not None or plan.kind != "catalog" or plan.mechanism not in CATALOG:
         return first
     failed = f"llm editor failed, {first.note}"[:400]
@@ -138,7 +143,7 @@ def apply_plan_or_catalog(
         catalog_edit(worktree, plan, feedback)
         return f"catalog edit ({failed})"
 
-    second = apply_plan(plan, parent, repo, existing, new_id, epoch, fallback)
+    second = apply_plan(plan, parent, repo, existing, new_id, epoch, fallback, sandbox)
     return replace(
         second, note="; ".join(filter(None, [f"{failed}; catalog edit used", second.note]))
     )

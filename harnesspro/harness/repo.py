@@ -60,9 +60,24 @@ class HarnessRepo:
         return commit.hexsha, commit.tree.hexsha
 
     def discard(self, candidate_id: str) -> None:
-        """Remove a worktree and its branch (a duplicate or an invalid candidate)."""
-        self.repo.git.worktree("remove", "--force", str(self.worktrees / candidate_id))
-        self.repo.git.branch("-D", f"cand/{candidate_id}")
+        """Remove a worktree and its branch (a duplicate or an invalid candidate). Either may
+        be half made or missing after a crash: whatever is there goes."""
+        path = self.worktrees / candidate_id
+        self.repo.git.worktree("remove", "--force", str(path), with_exceptions=False)
+        shutil.rmtree(path, ignore_errors=True)
+        self.repo.git.worktree("prune")
+        self.repo.git.branch("-D", f"cand/{candidate_id}", with_exceptions=False)
+
+    def recover(self) -> None:
+        """Undo what a killed run left mid-operation: stale lock files (a commit, a branch or
+        a note being written) and worktrees whose folder is gone. Only call it while holding
+        the run folder's lock, when no other git process can be working on this repository."""
+        git_dir = self.root / ".git"
+        if not git_dir.is_dir():
+            return
+        for lock in git_dir.rglob("*.lock"):
+            lock.unlink(missing_ok=True)
+        self.repo.git.worktree("prune")
 
     def files(self, commit: str) -> dict[str, bytes]:
         """The commit's tree as relative path -> content."""

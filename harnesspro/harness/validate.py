@@ -88,21 +88,24 @@ def _files_digest(files: dict[str, bytes]) -> str:
     return digest.hexdigest()
 
 
-def validate_harness(candidate: Path, seed: Path | None, smoke: bool = True) -> str:
+def validate_harness(
+    candidate: Path, seed: Path | None, smoke: bool = True, sandbox: str = "bubblewrap"
+) -> str:
     """'' when the candidate may get rollouts, else the validator's one-line message."""
-    return checked(candidate, seed, smoke)[0]
+    return checked(candidate, seed, smoke, sandbox)[0]
 
 
 def checked(
-    candidate: Path, seed: Path | None, smoke: bool = True
+    candidate: Path, seed: Path | None, smoke: bool = True, sandbox: str = "bubblewrap"
 ) -> tuple[str, RolloutResult | None]:
-    """The validator's message ('' = fine) and the smoke rollout when one ran."""
+    """The validator's message ('' = fine) and the smoke rollout (in the `sandbox` backend)
+    when one ran."""
     problem = static_problem(candidate, seed)
     if problem or not smoke:
         return problem, None
-    key = _files_digest(folder_files(candidate))
+    key = f"{sandbox}:{_files_digest(folder_files(candidate))}"
     if key not in _SMOKES:
-        _SMOKES[key] = smoke_rollout(candidate)
+        _SMOKES[key] = smoke_rollout(candidate, sandbox)
     result = _SMOKES[key]
     if result.status != "ok":
         return f"smoke rollout ended {result.status}: {result.reason}", result

@@ -23,7 +23,8 @@ PlanFn = Callable[[ImproverInputs, Mapping[str, Mapping[str, float]], random.Ran
 class PlannedImprover(CatalogImprover):
     """Rule analyzer and catalog editor around a replacement planner."""
 
-    def __init__(self, plan_fn: PlanFn, rng: random.Random) -> None:
+    def __init__(self, plan_fn: PlanFn, rng: random.Random, backend: str = "bubblewrap") -> None:
+        super().__init__(backend)
         self.plan_fn, self.rng = plan_fn, rng
 
     def plan(
@@ -41,7 +42,7 @@ def propose_with(
     """Run analyzer, `plan_fn` and the catalog editor over the disclosed inputs."""
     rng = random.Random(f"{ctx.config.seed}:{ctx.config.evolution.strategy}:{epoch}")
     inputs = improver_inputs(ctx, epoch, parents, diffs=False)
-    return run_roles(ctx, inputs, PlannedImprover(plan_fn, rng))
+    return run_roles(ctx, inputs, PlannedImprover(plan_fn, rng, ctx.config.sandbox.backend))
 
 
 def untried(inputs: ImproverInputs, parent: str) -> list[str]:

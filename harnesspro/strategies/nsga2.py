@@ -90,9 +90,8 @@ class NSGA2Search:
                 continue
             plan = Plan(SEED_ID, "balanced", names, "NSGA-II offspring", 0.0, 0.0)
             existing = list(ctx.candidates().values())
-            edit = apply_plan(
-                plan, seed, ctx.repo, existing, f"c{len(existing):03d}", epoch, apply_genome
-            )
+            new_id, backend = f"c{len(existing):03d}", ctx.config.sandbox.backend
+            edit = apply_plan(plan, seed, ctx.repo, existing, new_id, epoch, apply_genome, backend)
             if edit.new and edit.candidate:
                 ctx.ledger.add_candidate(edit.candidate)
             if edit.candidate and edit.candidate.id not in ctx.scores():

@@ -1,0 +1,128 @@
+"""Faithful resume inside the improve step: a run killed (SIGKILL, by itself, at a named point
+of epoch 1's improve step) and resumed ends with the plans, candidates and rollouts of an
+uninterrupted run, and the resumed process plans nothing and redoes no finished edit."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harnesspro import journal
+from harnesspro.ledger import Ledger
+from harnesspro.records import Candidate, Plan
+from tests.conftest import run_own_group, tiny_config
+
+# Runs `harnesspro evolve` in this process with two hooks: it counts planning steps and edit
+# attempts (worktrees started) into a JSON file, and at `point` it sends itself SIGKILL right
+# after the named operation's first call returns - a real kill -9 at a known place.
+RUNNER = """
+import json, os, signal, sys
+from harnesspro import cli, improve
+from harnesspro.harness.repo import HarnessRepo
+from harnesspro.ledger import Ledger
+
+point, calls_file, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+calls = {"make_plans": 0, "start_candidate": 0}
+
+def hooked(owner, name, kill):
+    original = getattr(owner, name)
+    def wrapper(*args, **kwargs):
+        if name in calls:
+            calls[name] += 1
+            with open(calls_file, "w") as out:
+                json.dump(calls, out)
+        result = original(*args, **kwargs)
+        if kill:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+    setattr(owner, name, wrapper)
+
+hooked(improve, "make_plans", point == "make_plans")
+hooked(HarnessRepo, "start_candidate", False)
+if point in ("commit_candidate", "record_edit"):
+    hooked(HarnessRepo if point == "commit_candidate" else Ledger, point, True)
+sys.exit(cli.main(["evolve", *argv]))
+"""
+TABLES = {
+    "plans": "SELECT epoch, parent_id, directive, mechanism, child_id, note FROM plans",
+    "candidates": "SELECT id, tree, parent, directive, mechanism, epoch FROM candidates",
+    "diagnoses": "SELECT epoch, candidate_id, task_id, kind, count FROM diagnoses",
+    "rollouts": "SELECT key, status, pass, official_pass, cost, split FROM rollouts",
+    "selections": "SELECT epoch, mode, candidate_id FROM selections",
+}
+
+
+def evolve(tmp: Path, run_dir: Path, point: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+    """One `evolve` through the runner; returns it and its counted calls."""
+    evaluation = {"final": False, "validation_rollouts": 0}
+    config = tiny_config(tmp, evaluation=evaluation)
+    calls = tmp / f"calls-{point}.json"
+    argv = ["--config", str(config), "--run-dir", str(run_dir)]
+    done = run_own_group([sys.executable, "-c", RUNNER, point, str(calls), *argv])
+    return done, json.loads(calls.read_text()) if calls.exists() else {}
+
+
+def tables(run_dir: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        return {name: sorted(db.execute(sql).fetchall(), key=repr) for name, sql in TABLES.items()}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[object, ...]]]:
+    tmp = tmp_path_factory.mktemp("clean")
+    done, _ = evolve(tmp, tmp / "run", "none")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return tables(tmp / "run")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "point, edits_left",
+    [
+        ("commit_candidate", 3),  # the first child committed in git, not in the ledger yet
+        ("record_edit", 2),  # the first edit recorded: it is reused, two are left
+    ],
+)
+def test_kill_inside_improve_resumes_the_same_step(
+    tmp_path: Path, uninterrupted: dict[str, list[tuple[object, ...]]], point: str, edits_left: int
+) -> None:
+    run_dir = tmp_path / "run"
+    killed, calls = evolve(tmp_path, run_dir, point)
+    assert killed.returncode == -9, killed.stderr[-2000:]  # it died at the hook
+    assert calls["make_plans"] == 1  # killed in epoch 1's improve step (the only one)
+    resumed, calls = evolve(tmp_path, run_dir, "none")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert tables(run_dir) == uninterrupted
+    assert "journaled plans reused" in resumed.stdout
+    assert calls.get("make_plans", 0) == 0  # nothing re-planned
+    assert calls["start_candidate"] == edits_left  # finished edits are not redone
+
+
+def test_journaled_plans_and_edits_read_back_as_recorded(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    free = Plan(
+        "c000", "balanced", "check_first", "why", 0.1, -0.2, kind="free",
+        levers=("prompt",), change="check the files first", files=("agent.py",),
+        expected_flips=("t1", "t2"), scope="domain",
+    )  # fmt: skip
+    catalog = Plan("c000", "cost-first", "concise_prompt", "shorter", 0.0, -0.3)
+    assert journal.journaled_plans(ledger, 1) is None
+    ledger.journal(1, journal.PLANS, journal.plans_text([free, catalog]))
+    assert journal.journaled_plans(ledger, 1) == [free, catalog]
+    child = Candidate("c001", "abc", "tree1", "c000", "balanced", "check_first", 1)
+    ledger.record_edit(1, journal.edit_step(0), free, child, "c001", "")
+    ledger.record_edit(1, journal.edit_step(1), catalog, None, None, "discarded: no effect")
+    assert journal.journaled_edit(ledger, 1, 0) == journal.JournaledEdit("c001", "")
+    assert journal.journaled_edit(ledger, 1, 1) == journal.JournaledEdit(
+        None, "discarded: no effect"
+    )
+    assert journal.journaled_edit(ledger, 1, 2) is None
+    assert [c.id for c in ledger.candidates()] == ["c001"]
+    plans = ledger.plans().set_index("directive")
+    assert plans.loc["balanced", "child_id"] == "c001"
+    assert plans.loc["cost-first", "note"] == "discarded: no effect"
