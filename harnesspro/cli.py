@@ -18,7 +18,7 @@ from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars
-from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap, SandboxUnavailable
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.toolenv import ToolEnvError
@@ -114,6 +114,8 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     console.print(f"run folder: {run.root}")
     for note in unenforced_limits():  # said once, at start
         console.print(f"warning: sandbox limit not enforced here: {note}", markup=False)
+    if config.sandbox.backend == "local":
+        console.print(LOCAL_WARNING, markup=False)
     ctx = RunContext.open(config, run, console)
     if ctx.ledger.meta("status") == "complete":
         console.print("this run is complete; nothing to do (reports below).")

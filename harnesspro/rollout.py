@@ -11,7 +11,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,15 @@ from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
-from harnesspro.sandbox import Limits, Mount, Sandbox, SandboxResult, make_sandbox
+from harnesspro.sandbox import (
+    Limits,
+    Local,
+    Mount,
+    Sandbox,
+    SandboxResult,
+    make_sandbox,
+    map_paths,
+)
 from harnesspro.snapshot import Snapshot
 from harnesspro.snapshot import take as take_snapshot
 from harnesspro.snapshot import write as write_snapshot
@@ -142,11 +150,34 @@ def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[s
     return [part.replace("{python}", python) for part in command]
 
 
-def make_upstream(inputs: RolloutInputs) -> Upstream:
-    """The upstream for this rollout's model config; provider keys stay in this process.
-    Each attempt's timeout is sized so that a retry still fits in the rollout's time."""
+def visible_script(script: TaskScript, sandbox: Sandbox, mounts: list[Mount]) -> TaskScript:
+    """The scripted policy's task knowledge with paths as the harness sees them: the `local`
+    backend runs at host paths, so its commands name those, as a model told the real
+    workdir would."""
+    if not isinstance(sandbox, Local):
+        return script
+
+    def at(text: str) -> str:
+        return map_paths(text, mounts)
+
+    return replace(
+        script,
+        workdir=at(script.workdir),
+        steps=tuple(map(at, script.steps)),
+        inputs=tuple(map(at, script.inputs)),
+        outputs=tuple(map(at, script.outputs)),
+        long_inputs=tuple(map(at, script.long_inputs)),
+        variants=tuple((at(path), kind) for path, kind in script.variants),
+    )
+
+
+def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Upstream:
+    """The upstream for this rollout's model config (`script` replaces the inputs' own);
+    provider keys stay in this process. Each attempt's timeout is sized so that a retry
+    still fits in the rollout's time."""
     if inputs.model.upstream == "scripted":
-        scripts = [inputs.script] if inputs.script else []
+        script = script or inputs.script
+        scripts = [script] if script else []
         return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
     key = os.environ.get(inputs.model.api_key_env or "", "")
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
@@ -154,12 +185,14 @@ def make_upstream(inputs: RolloutInputs) -> Upstream:
 
 
 def _harness_mounts(
-    inputs: RolloutInputs, tmp: Path, gateway_dir: Path, layout: Layout
+    inputs: RolloutInputs, tmp: Path, gateway_dir: Path, layout: Layout, sandbox: Sandbox
 ) -> list[Mount]:
     """The task's layout first (files at their container paths, its tools), then the
     harness's own mounts on top, under /harnesspro and /run where no task puts files."""
     harness = write_tree(tmp / "harness", inputs.harness_files)
-    task_json = {**inputs.task_json, "workdir": layout.workdir}
+    # The workdir as the harness sees it (the `local` backend maps it to its host folder).
+    workdir = sandbox.visible_path(layout.mounts(), layout.workdir)
+    task_json = {**inputs.task_json, "workdir": workdir}
     task_dir = write_tree(tmp / "taskjson", {"task.json": json.dumps(task_json).encode()})
     return [
         *layout.mounts(),
@@ -174,7 +207,7 @@ def _harness_mounts(
 def _run_harness(
     inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path, layout: Layout
 ) -> SandboxResult:
-    mounts = _harness_mounts(inputs, tmp, gw, layout)
+    mounts = _harness_mounts(inputs, tmp, gw, layout, sandbox)
     toolenv = harness_toolenv(tmp / "harness")  # read-only at its own path
     mounts += toolenv.mounts() if toolenv else []
     at = sandbox.visible_path
@@ -274,7 +307,9 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
             return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
         gateway_dir = tmp / "gw"
         gateway_dir.mkdir()
-        upstream = upstream or make_upstream(inputs)
+        if upstream is None:
+            seen = inputs.script and visible_script(inputs.script, sandbox, layout.mounts())
+            upstream = make_upstream(inputs, seen or None)
         retry, _ = fitted(inputs.retry, inputs.timeout_s)
         gateway = Gateway(
             gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price, inputs.budget,

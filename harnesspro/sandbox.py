@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import resource
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Protocol
 
 from harnesspro.cgroup import SandboxCgroup
@@ -233,20 +236,37 @@ class Bubblewrap:
         return target
 
 
+LOCAL_WARNING = (
+    "warning: sandbox.backend is 'local': harness code runs WITHOUT isolation (as you, with "
+    "your files and network); install bubblewrap and use backend 'bubblewrap'."
+)
+"""What `evolve` says once at start when the configured backend is `local`."""
+_LOCAL_WARNED = False  # the warning is said once per process, not once per rollout
+
+
 class Local:
     """No isolation: processes run on the host with mounts mapped to their host sources.
 
     Only for machines without bubblewrap. The harness can read and write anything the user
     can, reach the network, and see the host environment minus the variables we drop.
+    Mount targets are mapped in argv, the environment, the working directory and the text
+    of a shell script run as `bash|sh SCRIPT` (a task's test.sh names /workspace, /logs...);
+    other files that name container paths are not rewritten.
     """
 
     def __init__(self, limits: Limits | None = None) -> None:
-        warnings.warn(
-            "sandbox backend 'local' gives NO isolation: harness code runs as you, with your "
-            "files and network. Install bubblewrap and use backend 'bubblewrap'.",
-            stacklevel=2,
-        )
-        print("WARNING: sandbox backend 'local' runs harnesses WITHOUT isolation.", file=sys.stderr)
+        global _LOCAL_WARNED
+        if not _LOCAL_WARNED:
+            _LOCAL_WARNED = True
+            warnings.warn(
+                "sandbox backend 'local' gives NO isolation: harness code runs as you, with "
+                "your files and network. Install bubblewrap and use backend 'bubblewrap'.",
+                stacklevel=2,
+            )
+            print(
+                "WARNING: sandbox backend 'local' runs harnesses WITHOUT isolation.",
+                file=sys.stderr,
+            )
         self.limits = limits or Limits()
 
     def visible_path(self, mounts: Sequence[Mount], target: str) -> str:
@@ -266,7 +286,24 @@ class Local:
         mapped = [self.visible_path(mounts, a) if a.startswith("/") else a for a in argv]
         host_env = {"PATH": sandbox_path(), "HOME": os.environ.get("HOME", "/tmp"), **env}
         host_env = {k: self.visible_path(mounts, v) for k, v in host_env.items()}
-        return run_limited(mapped, host_env, self.visible_path(mounts, cwd), timeout_s, self.limits)
+        with tempfile.TemporaryDirectory(prefix="hp-local-") as tmp:
+            if len(mapped) > 1 and mapped[0] in ("bash", "sh") and os.path.isfile(mapped[1]):
+                script = Path(tmp) / "script.sh"
+                script.write_text(map_paths(Path(mapped[1]).read_text(), mounts))
+                mapped[1] = str(script)
+            cwd = self.visible_path(mounts, cwd)
+            return run_limited(mapped, host_env, cwd, timeout_s, self.limits)
+
+
+def map_paths(text: str, mounts: Sequence[Mount]) -> str:
+    """`text` with every mount target used as a path (not inside a longer path) replaced by
+    its host source, longest target first, in one pass."""
+    moved = {m.target.rstrip("/"): str(m.source) for m in mounts if str(m.source) != m.target}
+    if not moved:
+        return text
+    names = "|".join(re.escape(t) for t in sorted(moved, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w./-])({names})(?![\w.-])")
+    return pattern.sub(lambda m: moved[m.group(1)], text)
 
 
 def make_sandbox(backend: str, limits: Limits | None = None) -> Sandbox:
