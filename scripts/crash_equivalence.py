@@ -1,7 +1,7 @@
 """Crash equivalence: kill -9 a small run in every phase, resume it each time, and compare its
 final ledger with an uninterrupted run's (timestamps and commit ids ignored).
 
-    python scripts/crash_equivalence.py [--kills 20] [--seed 0] [--workdir DIR]
+    python scripts/crash_equivalence.py [--kills 20] [--seed 0] [--workdir DIR] [--small]
 
 The run writes the phase it is in to RUN/phase (rollouts, improve, git, selection, reports,
 held-out). The uninterrupted run is watched first, to learn each phase's typical length. Then
@@ -11,7 +11,8 @@ phase begins and is counted in the phase the run was in at that instant (read ju
 the SIGKILL, which goes to the run's whole process group). A phase missed by a kill stays the
 target; a round ends when its run completes, and its ledger is compared. Rounds go on until
 N kills are made and every phase has one. Prints N, the kills per phase and the mismatches
-(0 when resume is faithful); exits 1 on any mismatch or a phase never killed.
+(0 when resume is faithful); exits 1 on any mismatch or a phase never killed. `--small`
+runs a smaller config (2 coreset tasks, G = 1, 2 held-out tasks) for the slow test.
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ CONFIG = {
     "coreset": {"size": 3},
     "evolution": {"epochs": 1, "rollouts_per_task": 2},
     "evaluation": {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 1},
+}
+SMALL = {
+    **CONFIG,
+    "tasks": {"test_fraction": 0.05},
+    "coreset": {"size": 2},
+    "evolution": {"epochs": 1, "rollouts_per_task": 1},
+    "evaluation": {"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
 }
 PHASES = ("rollouts", "improve", "git", "selection", "reports", "held-out")
 # The order a run meets the phases, for odd rounds (rollouts, selection and reports of epoch
@@ -160,10 +168,11 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--small", action="store_true", help="the slow test's smaller run")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="hp-crash-"))
     config = work / "crash.yaml"
-    config.write_text(yaml.safe_dump(CONFIG))
+    config.write_text(yaml.safe_dump(SMALL if args.small else CONFIG))
     started = time.monotonic()
     lengths = timeline(config, work / "clean")
     clean = snapshot(work / "clean")

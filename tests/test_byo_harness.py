@@ -16,8 +16,7 @@ from harnesspro.harness.validate import static_problem
 from harnesspro.rollout import harness_command, run_rollout
 from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
-from tests.conftest import builtin_task, inputs_for
-from tests.test_mechanisms import inputs_for_harness
+from tests.conftest import builtin_task, inputs_for, inputs_for_harness
 
 MINI = Path(harnesspro.__file__).parent / "harnesses" / "mini_swe_agent"
 SCHEMA = {"model_call", "tool_call", "tool_result", "submit", "error"}

