@@ -6,7 +6,7 @@ final ledger with an uninterrupted run's (timestamps and commit ids ignored).
 The run writes the phase it is in to RUN/phase (rollouts, improve, git, selection, reports,
 held-out). The uninterrupted run is watched first, to learn each phase's typical length. Then
 rounds: each round starts a fresh run folder and aims one kill at each phase in the order the
-run meets them; a kill comes a random moment (up to the phase's typical length) after the
+run meets them; a kill comes a random moment (up to half the phase's typical length) after the
 phase begins and is counted in the phase the run was in at that instant (read just before
 the SIGKILL, which goes to the run's whole process group). A phase missed by a kill stays the
 target; a round ends when its run completes, and its ledger is compared. Rounds go on until
@@ -129,7 +129,8 @@ def aim(config: Path, run_dir: Path, target: str, length: float, rng: random.Ran
             if finished(proc):
                 return None
             time.sleep(POLL_S)
-        deadline = time.monotonic() + rng.uniform(0, length)
+        # Up to half the phase's typical length: on a loaded machine the kill lands later.
+        deadline = time.monotonic() + rng.uniform(0, length / 2)
         while time.monotonic() < deadline and not finished(proc):
             time.sleep(POLL_S)
         hit = phase_of(run_dir, since)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pandas as pd
@@ -34,11 +35,22 @@ def test_hand_labelled_confusion_and_rates() -> None:
     assert a.accuracy == pytest.approx(7 / 10)
 
 
-def test_reference_recall_figure() -> None:
-    # 12 official failures of which the synthesized tests catch 10: 83.3% failure recall.
-    official = [False] * 12 + [True] * 8
-    synth = [False] * 10 + [True] * 2 + [True] * 8
-    assert agreement(synth, official).failure_recall == pytest.approx(0.833, abs=5e-4)
+def test_the_runs_report_counts_its_own_rollouts(finished_run: Path) -> None:
+    """reports/agreement.json of a real run equals the confusion counted straight from its
+    ledger by SQL (both verdicts present, infrastructure faults out)."""
+    report = json.loads((finished_run / "reports" / "agreement.json").read_text())
+    with sqlite3.connect(finished_run / "ledger.sqlite") as db:
+        for split in ("all", "coreset"):
+            where = "" if split == "all" else "AND coalesce(split, 'coreset') = 'coreset'"
+            tp, fn, fp = db.execute(
+                "SELECT sum(pass = 0 AND official_pass = 0), sum(pass = 1 AND official_pass = 0),"
+                " sum(pass = 0 AND official_pass = 1) FROM rollouts WHERE status != 'infra_error'"
+                f" AND pass IS NOT NULL AND official_pass IS NOT NULL {where}"
+            ).fetchone()
+            assert tp + fn > 0, "the tiny run has official failures to catch"
+            assert report[split]["failure_recall"] == pytest.approx(tp / (tp + fn))
+            if tp + fp:
+                assert report[split]["failure_precision"] == pytest.approx(tp / (tp + fp))
 
 
 def test_rates_without_denominator_are_none() -> None:
