@@ -124,6 +124,7 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
         known = ctx.candidates()
         ctx.console.print(f"  resuming epoch {epoch}: its plans and candidates are reused")
         return [known[cid] for cid in json.loads(journaled)]
+    ctx.run.mark_phase("improve")
     children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, previous.parents)
     ctx.ledger.journal(epoch, "candidates", json.dumps([c.id for c in children]))
     return children
@@ -131,7 +132,6 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
 
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
-    ctx.run.mark_phase("improve")
     children = epoch_candidates(ctx, epoch, previous)
     ctx.run.mark_phase("rollouts")
     note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")

@@ -6,9 +6,10 @@ final ledger with an uninterrupted run's (timestamps and commit ids ignored).
 The run writes the phase it is in to RUN/phase (rollouts, improve, git, selection, reports,
 held-out). The uninterrupted run is watched first, to learn each phase's typical length. Then
 rounds: each round starts a fresh run folder and aims one kill at each phase in the order the
-run meets them; a kill comes a random moment (up to half the phase's typical length) after the
-phase begins and is counted in the phase the run was in at that instant (read just before
-the SIGKILL, which goes to the run's whole process group). A phase missed by a kill stays the
+run meets them; a kill comes a random moment (up to half the phase's typical length; at once
+for a phase shorter than 0.2 s) after the phase begins and is counted in the phase the run
+was in at that instant (read just before the SIGKILL, which goes to the run's whole process
+group). A phase missed by a kill stays the
 target; a round ends when its run completes, and its ledger is compared. Rounds go on until
 N kills are made and every phase has one. Prints N, the kills per phase and the mismatches
 (0 when resume is faithful); exits 1 on any mismatch or a phase never killed. `--small`
@@ -67,6 +68,7 @@ TABLES = {
     "synth_tests": "SELECT task_id, sha256 FROM synth_tests",
 }
 POLL_S = 0.003
+SHORT_S = 0.2
 
 
 def start(config: Path, run_dir: Path) -> subprocess.Popen[bytes]:
@@ -129,8 +131,10 @@ def aim(config: Path, run_dir: Path, target: str, length: float, rng: random.Ran
             if finished(proc):
                 return None
             time.sleep(POLL_S)
-        # Up to half the phase's typical length: on a loaded machine the kill lands later.
-        deadline = time.monotonic() + rng.uniform(0, length / 2)
+        # Up to half the phase's typical length (on a loaded machine the kill lands later);
+        # a phase shorter than SHORT_S is killed as soon as it is seen, or it is always missed.
+        delay = 0.0 if length < SHORT_S else rng.uniform(0, length / 2)
+        deadline = time.monotonic() + delay
         while time.monotonic() < deadline and not finished(proc):
             time.sleep(POLL_S)
         hit = phase_of(run_dir, since)
