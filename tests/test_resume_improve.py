@@ -5,14 +5,18 @@ uninterrupted run, and the resumed process plans nothing and redoes no finished 
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import git
 import pytest
 
 from harnesspro import journal
+from harnesspro.context import seed_template
+from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
 from harnesspro.records import Candidate, Plan
 from tests.conftest import run_own_group, tiny_config
@@ -126,3 +130,20 @@ def test_journaled_plans_and_edits_read_back_as_recorded(tmp_path: Path) -> None
     plans = ledger.plans().set_index("directive")
     assert plans.loc["balanced", "child_id"] == "c001"
     assert plans.loc["cost-first", "note"] == "discarded: no effect"
+
+
+def test_a_worktree_a_kill_left_half_added_is_replaced(tmp_path: Path) -> None:
+    """`git worktree add` killed mid-way leaves its worktree locked ("initializing") and maybe
+    no folder; after `recover` the same candidate id can be started again."""
+    repo = HarnessRepo(tmp_path / "harness", tmp_path / "worktrees")
+    commit, _ = repo.commit_seed(seed_template())
+    repo.start_candidate("c001", commit)
+    admin = tmp_path / "harness" / ".git" / "worktrees" / "c001"
+    (admin / "locked").write_text("initializing\n")
+    shutil.rmtree(tmp_path / "worktrees" / "c001")
+    (tmp_path / "harness" / ".git" / "refs" / "heads" / "cand" / "c001.lock").touch()
+    with pytest.raises(git.GitCommandError):  # what a resumed run met before `recover`
+        repo.start_candidate("c001", commit)
+    repo.recover()
+    path = repo.start_candidate("c001", commit)
+    assert (path / "harness.yaml").is_file()

@@ -63,7 +63,8 @@ class HarnessRepo:
         """Remove a worktree and its branch (a duplicate or an invalid candidate). Either may
         be half made or missing after a crash: whatever is there goes."""
         path = self.worktrees / candidate_id
-        self.repo.git.worktree("remove", "--force", str(path), with_exceptions=False)
+        # Twice --force: also a worktree `git worktree add` left locked ("initializing").
+        self.repo.git.worktree("remove", "--force", "--force", str(path), with_exceptions=False)
         shutil.rmtree(path, ignore_errors=True)
         self.repo.git.worktree("prune")
         self.repo.git.branch("-D", f"cand/{candidate_id}", with_exceptions=False)
@@ -76,6 +77,10 @@ class HarnessRepo:
         if not git_dir.is_dir():
             return
         for lock in git_dir.rglob("*.lock"):
+            lock.unlink(missing_ok=True)
+        # `git worktree add` locks a new worktree ("initializing") until its checkout is done,
+        # and prune skips locked ones; this code never locks one itself.
+        for lock in git_dir.glob("worktrees/*/locked"):
             lock.unlink(missing_ok=True)
         self.repo.git.worktree("prune")
 
