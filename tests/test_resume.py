@@ -3,6 +3,8 @@ recorded plans and candidates are reused, only missing rollouts run, nothing is 
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -45,11 +47,13 @@ def test_kill_during_epoch_one_rollouts_resumes_the_same_epoch(tmp_path: Path) -
     run_dir = tmp_path / "run"
     argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
-    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     ledger = run_dir / "ledger.sqlite"
     wait_for_file(ledger, first)
     wait_for_epoch_one_rollouts(ledger, first)
-    first.kill()
+    os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run and its Ray's agents
     first.wait()
     plans, candidates = query(ledger, PLANS), query(ledger, CANDIDATES)
     assert plans and len(candidates) > 1

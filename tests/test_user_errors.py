@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -111,10 +112,12 @@ def test_changed_frozen_test_is_one_sentence(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
-    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     frozen = run_dir / "synth_tests"
     wait_for_file(frozen, first)
-    first.kill()
+    os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run and its Ray's agents
     first.wait()
     victim = sorted(frozen.glob("*.json"))[0]
     test = json.loads(victim.read_text())
