@@ -176,6 +176,7 @@ def main() -> int:
     parser.add_argument("--small", action="store_true", help="the slow test's smaller run")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="hp-crash-"))
+    work.mkdir(parents=True, exist_ok=True)
     config = work / "crash.yaml"
     config.write_text(yaml.safe_dump(SMALL if args.small else CONFIG))
     started = time.monotonic()
