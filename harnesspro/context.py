@@ -69,6 +69,30 @@ def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> Non
         )
 
 
+# Split keys a manifest fixes, and the name its `settings` record each one under.
+MANIFEST_SETTINGS = {"test_fraction": "test_fraction", "split_seed": "seed"}
+
+
+def check_split_settings(config: RunConfig, settings: dict[str, object], manifest: Path) -> None:
+    """An explicitly set tasks.test_fraction / tasks.split_seed that the manifest's splits
+    override would be silently ignored; one that matches what it was written with is fine."""
+    for key, recorded in MANIFEST_SETTINGS.items():
+        if key not in config.tasks.model_fields_set:
+            continue
+        value = getattr(config.tasks, key)
+        if recorded in settings and settings[recorded] == value:
+            continue
+        written = (
+            f"was written with {recorded} {settings[recorded]}"
+            if recorded in settings
+            else "records no such setting"
+        )
+        raise ConfigError(
+            f"tasks.{key} is {value} but the manifest {manifest} fixes the splits and {written}; "
+            f"drop tasks.{key} or write a new manifest with `harnesspro coreset`."
+        )
+
+
 @dataclass(frozen=True)
 class RunContext:
     config: RunConfig
@@ -99,6 +123,7 @@ class RunContext:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
             check_coreset_size(config, splits, config.tasks.manifest)
+            check_split_settings(config, manifest.settings, config.tasks.manifest)
         else:
             splits = make_splits(
                 list(tasks.values()),
