@@ -23,6 +23,7 @@ from harnesspro.policies.profile import (
 )
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
+from harnesspro.taskkeys import keyed_hashes
 from harnesspro.tasks.loader import TaskError, load_suite
 from harnesspro.tasks.manifest import manifest_splits, open_manifest
 from harnesspro.tasks.runtime import unrunnable_reason
@@ -105,6 +106,8 @@ class RunContext:
     console: Console
     behaviour: BehaviourProfile = DEFAULT_PROFILE
     """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
+    task_hashes: dict[str, str] | None = None
+    """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
 
     @classmethod
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
@@ -149,7 +152,8 @@ class RunContext:
             splits = Splits(**{k: tuple(v) for k, v in json.loads(refreshed).items()})
         run.write_splits(splits)
         repo = HarnessRepo(run.harness, run.worktrees)
-        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour)
+        hashes = keyed_hashes(ledger, tasks)
+        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes)
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}
