@@ -16,6 +16,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from harnesspro.records import Task
@@ -27,6 +28,9 @@ from harnesspro.tasks.ospackages import PackageLayer
 from harnesspro.tasks.toolenv import ToolEnv, cache_root
 
 BUILD_TIMEOUT_S = 600.0
+# Empty top-level folders of every Debian/Ubuntu base image that the sandbox lacks: a step may
+# `cd /opt` or write into /srv, and what it leaves there is part of the built file system.
+BASE_IMAGE_DIRS = ("/home", "/media", "/mnt", "/opt", "/srv")
 
 
 class BuildError(RuntimeError):
@@ -36,7 +40,7 @@ class BuildError(RuntimeError):
 def build_key(task: Task, environment: Environment) -> str:
     """Cache key of the built file system: the interpreted Dockerfile and the context files."""
     context = task_files(task).context
-    digest = hashlib.sha256(repr(environment).encode())
+    digest = hashlib.sha256(repr((BASE_IMAGE_DIRS, environment)).encode())
     for path in sorted(context.rglob("*")):
         if path.is_file():
             digest.update(f"\0{path.relative_to(context).as_posix()}\0".encode())
@@ -71,7 +75,8 @@ def _build(
 ) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}-", dir=final.parent))
     try:
-        layout = lay_out(task, environment, tmp / "layout", tools, packages)
+        base = replace(environment, mkdirs=(*BASE_IMAGE_DIRS, *environment.mkdirs))
+        layout = lay_out(task, base, tmp / "layout", tools, packages)
         try:
             sandbox: Sandbox = Bubblewrap()
         except SandboxUnavailable as exc:
