@@ -55,6 +55,13 @@ def test_installs_stay_data_and_the_rest_is_one_step_per_run_in_its_workdir() ->
     )
 
 
+def test_a_compound_command_stays_one_step_with_its_installs() -> None:
+    run = "for f in a b; do mkdir -p /data/$f; done && pip install flask"
+    env = env_of(f"FROM python:3.11\nRUN {run}\n")
+    assert env.build_steps == (BuildStep(run, "/"),)
+    assert env.requirements == () and env.mkdirs == ()
+
+
 DOCKERFILE = """\
 FROM ubuntu:24.04
 ARG GREETING=hi

@@ -45,6 +45,8 @@ PIP_FLAGS = {
 PIP_SELF = {"pip", "setuptools", "wheel"}
 FORBIDDEN_DESTS = ("/proc", "/sys", "/dev")
 DEFAULT_SHELL = ("/bin/sh", "-c")  # what RUN's shell form runs in, unless SHELL changes it
+# Words that open or continue a compound shell command (a RUN with one is a single build step).
+COMPOUND = {"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done", "case", "{"}
 # What `$PATH` and `$HOME` mean in an ENV line before the Dockerfile sets them (Docker's defaults).
 DEFAULTS = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
 
@@ -256,10 +258,15 @@ def _run(state: _State, rest: str) -> None:
     if rest.startswith("["):
         state.build_steps.append(_step(state, shlex.join(json.loads(rest))))
         return
+    segments = chain_segments(rest)
+    if any(_words(segment)[:1] in ([k] for k in COMPOUND) for segment, _ in segments):
+        # `if ...; then ...; fi`, `for ...; do ...; done`: its commands only make sense together.
+        state.build_steps.append(_step(state, rest))
+        return
     script: list[str] = []
-    for segment, separator in chain_segments(rest):
+    for segment, separator in segments:
         words = _words(segment)
-        if _is_data(state, words, after_shell=bool(script)):
+        if words and _is_data(state, words, after_shell=bool(script)):
             _run_command(state, _without_redirects(words))
         else:
             script += [segment, separator]
