@@ -19,7 +19,7 @@ from harnesspro.records import Task
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.dockerfile import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, load_task
-from harnesspro.tasks.runtime import open_task, unrunnable_reason
+from harnesspro.tasks.runtime import input_files, open_task, unrunnable_reason
 from harnesspro.tasks.toolenv import normalise
 from harnesspro.tasks.verify import environment_of, validate_task
 from tests.conftest import shared_dataset
@@ -107,6 +107,10 @@ def test_a_task_with_build_steps_lays_out_and_runs_its_verifier(
     assert all(host_has(p) for p in env.os_packages), "this test is about host packages"
     assert unrunnable_reason(task) is None
     check_built_files(task_id, open_task(task, tmp_path / "layout").root)
+    made = {"etag": "/home/api/product_service/database.db", "vault": "/etc/vault/config.json"}
+    for prefix, path in made.items():
+        # The scripted policy looks at what the image holds, build-step output included.
+        assert not task_id.startswith(prefix) or path in input_files(task)
     result = validate_task(task, Bubblewrap())
     assert result.status == "unproven", result.reason
     assert result.idle is not None and result.idle.reward == 0.0

@@ -136,8 +136,11 @@ def input_files(task: Task) -> tuple[str, ...]:
         return ()
     with tempfile.TemporaryDirectory(prefix="hp-inputs-") as tmp:
         try:
-            root = lay_out(task, environment, Path(tmp), None).root
-        except (TaskError, OSError):
+            if environment.build_steps:  # what they made (a database, say) is input too
+                root = prepare(task, environment, Path(tmp)).root
+            else:
+                root = lay_out(task, environment, Path(tmp), None).root
+        except (TaskError, OSError, PackageError, BuildError, ToolEnvError):
             return ()
         return tuple(f"/{p.relative_to(root)}" for p in sorted(root.rglob("*")) if p.is_file())
 
