@@ -35,7 +35,10 @@ class FakeProvider:
 
     Behaviours: ("ok",), ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
     ("stream",) - a streamed answer whose last chunk carries usage, ("no_choices",) - a 200
-    answer with usage but no choices, ("cut",) - a stream cut off before its usage chunk.
+    answer with usage but no choices, ("no_usage",) - a 200 answer without a usage object,
+    ("cut",) - a stream cut off before its usage chunk,
+    ("stream_no_usage",) - a complete stream with no usage chunk at all (llama-cpp-python's
+    server sends none, whatever `stream_options` asks).
 
     `served_tokens` counts the tokens of every answer that reported usage, as a provider
     would bill them; `unmetered` counts answers that were billed without a readable usage
@@ -89,6 +92,10 @@ class FakeProvider:
                 bill(OK_TOKENS)
                 self._send(200, json.dumps(OK).encode())
 
+            def _no_usage(self) -> None:
+                bill(unmetered=1)
+                self._send(200, json.dumps({k: v for k, v in OK.items() if k != "usage"}).encode())
+
             def _no_choices(self) -> None:
                 bill(OK_TOKENS)
                 self._send(200, json.dumps({"id": "x", "usage": OK["usage"]}).encode())
@@ -117,8 +124,14 @@ class FakeProvider:
             def _hang(self, seconds: float) -> None:
                 time.sleep(seconds)
 
-            def _stream(self) -> None:
-                bill(OK_TOKENS)
+            def _stream_no_usage(self) -> None:
+                self._stream(usage=False)
+
+            def _stream(self, usage: bool = True) -> None:
+                if usage:
+                    bill(OK_TOKENS)
+                else:
+                    bill(unmetered=1)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
@@ -137,7 +150,8 @@ class FakeProvider:
                     }
                     self.wfile.write(f"data: {json.dumps({**base, **delta})}\n\n".encode())
                     self.wfile.flush()
-                final = {**base, "choices": [], "usage": OK["usage"]}
+                stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                final = {**base, "choices": [], "usage": OK["usage"]} if usage else {**base, **stop}
                 self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
                 self.close_connection = True
 
