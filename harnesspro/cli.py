@@ -95,7 +95,7 @@ def profile_table(profiles: list[Profile]) -> Table:
             p.mechanisms,
             f"{p.pass_rate:.1%}",
             dollars(p.cost_per_task),
-            f"{p.tokens_per_task:,.0f}",
+            tokens(p.tokens_per_task).removesuffix(" tokens"),
         )
     return table
 
