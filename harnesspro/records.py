@@ -209,15 +209,18 @@ class Trace:
     task_id: str
     passed: bool
     trajectory: str
-    output_tokens: int
+    output_tokens: int | None
+    """None (and the input parts too) when the provider reported no usage."""
     n_calls: int
-    uncached_input: int = 0
-    cached_input: int = 0
+    uncached_input: int | None = 0
+    cached_input: int | None = 0
     status: str = "ok"
 
     @property
     def cached_share(self) -> float | None:
-        """Share of input tokens the provider served from its prefix cache."""
+        """Share of input tokens the provider served from its prefix cache (None: unknown)."""
+        if self.uncached_input is None or self.cached_input is None:
+            return None
         total = self.uncached_input + self.cached_input
         return self.cached_input / total if total else None
 

@@ -4,15 +4,21 @@ the per-rollout token budget still stops a runaway rollout by an estimate."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 import math
+import re
 import sqlite3
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from openai import DefaultHttpxClient, OpenAI
+from plotly.offline import get_plotlyjs
 
+from harnesspro.cli import main
 from harnesspro.config import ModelConfig
 from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.gateway.budget import RolloutBudget
@@ -21,11 +27,13 @@ from harnesspro.gateway.server import Gateway
 from harnesspro.ledger import Ledger
 from harnesspro.metrics import candidate_scores
 from harnesspro.records import Candidate, Usage, total_usage
+from harnesspro.reports import figures, frames
 from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import CALL_AXIS, front_frame, x_title
+from harnesspro.reports.rundata import load_run
 from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import folder_files
-from tests.conftest import FAKE_PRICE, builtin_task, gateway_to, inputs_for
+from tests.conftest import FAKE_PRICE, builtin_task, gateway_to, inputs_for, tiny_config
 
 TOKEN = "rollout-token-abcdef"
 BODY = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
@@ -194,3 +202,89 @@ def test_cost_reports_write_unknown_token_counts_as_unknown(tmp_path: Path) -> N
     for column in ("uncached_input", "output", "reasoning", "tokens", "tokens_per_rollout"):
         assert total[column] == "unknown", column  # one unknown rollout: unknown total
     assert "0" not in set(written[written["candidate_id"] == "c001"]["output"])
+
+
+@pytest.fixture(scope="module")
+def no_usage_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> tuple[Path, str]:
+    """A priced model whose provider (a fake on 127.0.0.1) answers without usage: the run
+    folder and everything `evolve` printed."""
+    folder = tmp_path_factory.mktemp("nousage")
+    printed = io.StringIO()
+    with fake_provider([], default=("no_usage",)) as provider:
+        model = {"name": "fake-model", "upstream": "openai", "base_url": provider.base_url}
+        config = tiny_config(
+            folder,
+            model=model,
+            prices={"fake-model": FAKE_PRICE.model_dump()},
+            coreset={"size": 2},
+            evolution={"epochs": 1, "rollouts_per_task": 1},
+            evaluation={"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
+        )
+        with contextlib.redirect_stdout(printed):
+            assert main(["evolve", "--config", str(config), "--run-dir", str(folder / "r")]) == 0
+    assert provider.unmetered == len(provider.requests) > 0
+    return folder / "r", printed.getvalue()
+
+
+def _strict_json(text: str) -> object:
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.slow
+def test_a_run_without_usage_keeps_tokens_unknown_everywhere(
+    no_usage_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir, printed = no_usage_run
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        rows = db.execute(f"SELECT {', '.join(PARTS)}, cost, n_calls FROM rollouts").fetchall()
+    assert rows and all(row[:6] == (None,) * 6 and row[6] > 0 for row in rows)
+    for path in (run_dir / "reports").rglob("*.json"):
+        _strict_json(path.read_text())
+    final = _strict_json((run_dir / "reports" / "final.json").read_text())
+    assert isinstance(final, dict)
+    assert all(h["tokens_per_task"] is None for h in final["harnesses"])
+    capsys.readouterr()
+    assert main(["profiles", str(run_dir), "--json"]) == 0
+    profiles = _strict_json(capsys.readouterr().out)
+    assert isinstance(profiles, dict)
+    assert all(p["tokens_per_task"] is None for p in profiles.values())
+    for csv in [
+        run_dir / "reports" / "costs.csv",
+        *(run_dir / "reports").glob("epoch-*/costs.csv"),
+    ]:
+        table = pd.read_csv(csv, dtype=str)
+        counts = {*PARTS, "tokens", "tokens_per_rollout"}
+        for column in [c for c in table.columns if c in counts]:
+            assert set(table[column]) == {"unknown"}, (csv, column)
+    assert "nan" not in printed.lower() and "$0" not in printed
+    assert not re.search(r"(?<![\d,.])0 tokens", printed)
+    assert re.search(r"│ unknown\s+│\s*$", printed, re.MULTILINE)  # the tokens/task column
+
+
+@pytest.mark.slow
+def test_a_run_without_usage_is_plotted_on_model_calls(no_usage_run: tuple[Path, str]) -> None:
+    run_dir, _ = no_usage_run
+    data = load_run(run_dir)
+    front = frames.fronts(data)
+    assert (front["axis"] == "calls").all()
+    # independent: the ledger's mean n_calls of each candidate's coreset rollouts
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        calls = dict(
+            db.execute(
+                "SELECT candidate_id, AVG(n_calls) FROM rollouts WHERE split = 'coreset' "
+                "GROUP BY candidate_id"
+            ).fetchall()
+        )
+    last = front[front["view_epoch"] == front["view_epoch"].max()]
+    assert dict(zip(last["candidate"], last["x"], strict=True)) == calls
+    fig = figures.front_figure(front, 0.9)
+    assert fig.layout.xaxis.title.text == CALL_AXIS
+    assert any(len(trace.x) > 0 for trace in fig.data)
+    assert CALL_AXIS in (run_dir / "reports" / "epoch-1" / "pareto.html").read_text()
+    costs = figures.cost_figure(frames.epoch_costs(data))
+    assert any(t.name == "tokens unknown (no usage reported)" for t in costs.data)
+    page = (run_dir / "dashboard.html").read_text().replace(get_plotlyjs(), "")
+    assert "unknown tokens" in page or "tokens unknown" in page

@@ -45,8 +45,12 @@ class FakeProvider:
     (malformed, cut off).
     """
 
-    def __init__(self, behaviours: list[tuple[Any, ...]]) -> None:
+    def __init__(
+        self, behaviours: list[tuple[Any, ...]], default: tuple[Any, ...] = ("ok",)
+    ) -> None:
         self.behaviours = list(behaviours)
+        self.default = default
+        """The behaviour once the scripted ones are used up."""
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.served_tokens = 0
@@ -75,7 +79,7 @@ class FakeProvider:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 provider.requests.append(body)
                 provider.headers.append({k.lower(): v for k, v in self.headers.items()})
-                kind = provider.behaviours.pop(0) if provider.behaviours else ("ok",)
+                kind = provider.behaviours.pop(0) if provider.behaviours else provider.default
                 getattr(self, f"_{kind[0]}")(*kind[1:])
 
             def _send(
@@ -164,8 +168,11 @@ class FakeProvider:
 
 
 @contextmanager
-def fake_provider(behaviours: list[tuple[Any, ...]]) -> Iterator[FakeProvider]:
-    provider = FakeProvider(behaviours)
+def fake_provider(
+    behaviours: list[tuple[Any, ...]], default: tuple[Any, ...] = ("ok",)
+) -> Iterator[FakeProvider]:
+    """A fake provider serving on loopback while the block runs."""
+    provider = FakeProvider(behaviours, default)
     thread = threading.Thread(target=provider.server.serve_forever, daemon=True)
     thread.start()
     try:

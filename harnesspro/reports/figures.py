@@ -18,7 +18,7 @@ DIRECTIVE_COLOURS = {
     "performance-first": "#cc79a7",
 }
 TOKEN_PARTS = {"uncached_input": "#4c72b0", "cached_input": "#8fb0dd", "output": "#dd8452"}
-UNPRICED = "unknown (unpriced model)"
+UNPRICED = "unknown (unpriced model, or no usage reported)"
 
 
 def front_figure(front: pd.DataFrame, level: float) -> go.Figure:
@@ -165,7 +165,7 @@ def cost_figure(costs: pd.DataFrame) -> go.Figure:
         barmode="stack",
         height=420,
     )
-    fig.update_yaxes(title_text="$ (unknown = unpriced model)", row=1, col=2)
+    fig.update_yaxes(title_text="$ (unknown = unpriced model or no usage reported)", row=1, col=2)
     return fig
 
 
