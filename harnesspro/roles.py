@@ -20,6 +20,7 @@ from harnesspro.library import harmful
 from harnesspro.planner import Planner
 from harnesspro.planner import llm as llm_planner
 from harnesspro.planner.catalog import plan_all
+from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import Candidate, Diagnosis, Plan
 from harnesspro.search.account import SearchAccount, SearchUnavailable
 
@@ -41,8 +42,9 @@ class CatalogImprover:
         prevalences: Mapping[str, Mapping[str, float]],
     ) -> tuple[list[Plan], Fallbacks]:
         parents = [inputs.candidates[p] for p in inputs.parents]
-        avoid = harmful(inputs.library)
-        return plan_all(parents, inputs.candidates, prevalences, inputs.scores, avoid), {}
+        avoid, beliefs = harmful(inputs.library), beliefs_from(inputs.memory)
+        plans = plan_all(parents, inputs.candidates, prevalences, inputs.scores, avoid, beliefs)
+        return plans, {}
 
     def edit(
         self,

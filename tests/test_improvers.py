@@ -10,11 +10,13 @@ import yaml
 
 from harnesspro.analyzer.rules import Trace, analyze, prevalence
 from harnesspro.context import seed_template
+from harnesspro.disclosure import Lesson
 from harnesspro.editor.apply import apply_plan
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import validate_harness
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import excluded, plan_for, predict
+from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import DIRECTIVES, Candidate, Plan, Score
 
 
@@ -115,3 +117,44 @@ def test_validation_rejects_a_changed_immutable_path(tmp_path: Path) -> None:
     assert "immutable path harness.toml" in validate_harness(work, seed_template())
     (work / "harness.toml").unlink()
     assert validate_harness(work, seed_template()) == "harness.toml is missing"
+
+
+def lesson(name: str, verdict: str, d_pass: float, d_cost: float | None) -> Lesson:
+    return Lesson(1, "c000", "c001", "balanced", name, "catalog", (), "", 0.0, 0.0,
+                  d_pass, d_cost, verdict, "")  # fmt: skip
+
+
+def test_measured_effects_and_discredited_symptoms_move_the_predictions() -> None:
+    # ground_check: catalog +0.08 pass, +10% cost; addresses task_failures, unrecovered_errors.
+    seen = {"task_failures": 1.0}
+    assert predict(CATALOG["ground_check"], seen).d_pass == 0.08  # seen fully: weight 1
+    # verify_before_submit (also a task_failures fix) measured with no effect: the symptom
+    # keeps (1 + 0) / (1 + 0 + 1) = 1/2 of its credit, so ground_check's weight becomes
+    # 0.25 + 0.75 * 0.5 = 0.625 (RELEVANCE_FLOOR 0.25, written out by hand here).
+    beliefs = beliefs_from([lesson("verify_before_submit", "no effect", 0.0, 0.01)])
+    assert beliefs.credible("task_failures") == 0.5
+    assert abs(predict(CATALOG["ground_check"], seen, beliefs).d_pass - 0.08 * 0.625) < 1e-12
+    # verify_before_submit itself: the prior at weight 0.625 (+0.0625 pass, +5% cost) averaged
+    # with its one measurement (0 pass, +1% cost).
+    own = predict(CATALOG["verify_before_submit"], seen, beliefs)
+    assert abs(own.d_pass - (0.10 * 0.625 + 0.0) / 2) < 1e-12
+    assert abs(own.d_cost - (0.08 * 0.625 + 0.01) / 2) < 1e-12
+    # Confounded verdicts teach nothing; an unknown cost leaves the cost prior alone.
+    assert beliefs_from([lesson("ground_check", "confounded", -0.5, 0.3)]).measured == {}
+    unpriced = beliefs_from([lesson("ground_check", "helped", 0.2, None)])
+    assert predict(CATALOG["ground_check"], seen, unpriced).d_cost == 0.10
+
+
+def test_a_misleading_symptom_turns_the_planner_to_other_levers() -> None:
+    seen = {"task_failures": 1.0}
+    before = plan_for(SEED, {"c000": SEED}, seen, {"c000": SCORE})
+    assert before[-1].mechanism == "verify_before_submit"  # performance-first, on the symptom
+    beliefs = beliefs_from(
+        [
+            lesson("verify_before_submit", "hurt", -0.2, 0.3),
+            lesson("ground_check", "hurt", -0.1, 0.2),
+        ]
+    )
+    after = plan_for(SEED, {"c000": SEED}, seen, {"c000": SCORE}, None, beliefs)
+    fixes = {"verify_before_submit", "ground_check"}
+    assert after[-1].mechanism not in fixes

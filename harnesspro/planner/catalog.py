@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
+from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, blend
 from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
 from harnesspro.reports.money import dollars
 
@@ -51,11 +52,22 @@ def excluded(
     return {m for m in banned if m}
 
 
-def predict(mechanism: Mechanism, prevalence: Mapping[str, float]) -> Prediction:
-    """Scale the catalog's expected effect by how often the addressed problems were seen."""
-    seen = max((prevalence.get(kind, 0.0) for kind in mechanism.addresses), default=0.0)
+def predict(
+    mechanism: Mechanism, prevalence: Mapping[str, float], beliefs: Beliefs = NO_EVIDENCE
+) -> Prediction:
+    """Scale the catalog's expected effect by how often the addressed problems were seen (as
+    far as the run still credits those symptoms), then blend in the mechanism's own measured
+    effects (planner/evidence.py)."""
+    seen = max(
+        (prevalence.get(kind, 0.0) * beliefs.credible(kind) for kind in mechanism.addresses),
+        default=0.0,
+    )
     weight = RELEVANCE_FLOOR + (1 - RELEVANCE_FLOOR) * seen
-    return Prediction(mechanism, mechanism.expected_pass * weight, mechanism.expected_cost * weight)
+    d_pass, d_cost = mechanism.expected_pass * weight, mechanism.expected_cost * weight
+    measured = beliefs.measured.get(mechanism.name, ())
+    d_pass = blend(d_pass, (p for p, _ in measured))
+    d_cost = blend(d_cost, (c for _, c in measured if c is not None))
+    return Prediction(mechanism, d_pass, d_cost)
 
 
 def preference(directive: Directive, p: Prediction) -> tuple[float, ...]:
@@ -73,12 +85,14 @@ def plan_for(
     prevalence: Mapping[str, float],
     scores: Mapping[str, Score],
     avoid: Mapping[str, str] | None = None,
+    beliefs: Beliefs = NO_EVIDENCE,
 ) -> list[Plan]:
     """Up to three distinct plans for one survivor, one per directive; mechanisms in `avoid`
-    (the experience library's net-harmful changes, with evidence) are never planned."""
+    (the experience library's net-harmful changes, with evidence) are never planned, and
+    predictions take the run's `beliefs` into account."""
     score = scores[parent.id]
     banned = excluded(parent.id, candidates, scores) | set(avoid or {})
-    options = [predict(m, prevalence) for name, m in CATALOG.items() if name not in banned]
+    options = [predict(m, prevalence, beliefs) for name, m in CATALOG.items() if name not in banned]
     plans: list[Plan] = []
     for directive in DIRECTIVES:
         free = [p for p in options if p.mechanism.name not in {x.mechanism for x in plans}]
@@ -123,10 +137,11 @@ def plan_all(
     prevalences: Mapping[str, Mapping[str, float]],
     scores: Mapping[str, Score],
     avoid: Mapping[str, str] | None = None,
+    beliefs: Beliefs = NO_EVIDENCE,
 ) -> list[Plan]:
     """Plans for every survivor (never a mechanism in `avoid`)."""
     return [
         plan
         for parent in parents
-        for plan in plan_for(parent, candidates, prevalences[parent.id], scores, avoid)
+        for plan in plan_for(parent, candidates, prevalences[parent.id], scores, avoid, beliefs)
     ]

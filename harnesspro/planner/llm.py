@@ -20,6 +20,7 @@ from harnesspro.disclosure import ImproverInputs
 from harnesspro.library import harmful
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.planner.catalog import excluded, lineage, plan_for, predict
+from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import DIRECTIVES, Diagnosis, Directive, Plan, Scope, Score
 from harnesspro.search.account import SearchAccount
 from harnesspro.search.ask import ask_json, load_prompt, render
@@ -194,9 +195,8 @@ def plan_one(
     check = checker(banned, set(inputs.instructions))
     answer = ask_json(account, "planner", messages, PlannerReply, check)
     if answer.value is None:
-        fallback = plan_for(
-            inputs.candidates[parent_id], inputs.candidates, prevalence, inputs.scores, avoid
-        )
+        parent, beliefs = inputs.candidates[parent_id], beliefs_from(inputs.memory)
+        fallback = plan_for(parent, inputs.candidates, prevalence, inputs.scores, avoid, beliefs)
         reason = f"catalog fallback (llm planner: {answer.reason})"
         return Planning(
             [replace(p, rationale=f"{reason}: {p.rationale}") for p in fallback],

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs
 from harnesspro.planner.catalog import plan_all
+from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import Candidate, Plan
 from harnesspro.strategies.catalog_roles import propose_with
 
@@ -17,7 +18,8 @@ def balanced_plans(
     inputs: ImproverInputs, prevalences: Mapping[str, Mapping[str, float]], rng: random.Random
 ) -> list[Plan]:
     parents = [inputs.candidates[p] for p in inputs.parents]
-    plans = plan_all(parents, inputs.candidates, prevalences, inputs.scores)
+    beliefs = beliefs_from(inputs.memory)
+    plans = plan_all(parents, inputs.candidates, prevalences, inputs.scores, None, beliefs)
     return [p for p in plans if p.directive == "balanced"]
 
 

@@ -11,6 +11,7 @@ from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import predict
+from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import DIRECTIVES, Candidate, Plan
 from harnesspro.strategies.catalog_roles import propose_with, untried
 
@@ -19,8 +20,11 @@ def pass_first_plans(
     inputs: ImproverInputs, prevalences: Mapping[str, Mapping[str, float]], rng: random.Random
 ) -> list[Plan]:
     plans = []
+    beliefs = beliefs_from(inputs.memory)
     for parent in inputs.parents:
-        options = [predict(CATALOG[m], prevalences[parent]) for m in untried(inputs, parent)]
+        options = [
+            predict(CATALOG[m], prevalences[parent], beliefs) for m in untried(inputs, parent)
+        ]
         options.sort(key=lambda p: (-p.d_pass, p.mechanism.name))  # cost is not an objective
         plans += [
             Plan(
