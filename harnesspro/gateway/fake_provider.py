@@ -31,7 +31,7 @@ OK_TOKENS = 1230  # OK's usage: 1200 prompt tokens (1024 of them cached) + 30 co
 
 
 class FakeProvider:
-    """Answers each request with the next scripted behaviour, then with OK.
+    """Answers each request with the next scripted behaviour, then with `default` (OK).
 
     Behaviours: ("ok",), ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
     ("stream",) - a streamed answer whose last chunk carries usage, ("no_choices",) - a 200
