@@ -17,7 +17,7 @@ from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
@@ -95,7 +95,7 @@ def profile_table(profiles: list[Profile]) -> Table:
             p.mechanisms,
             f"{p.pass_rate:.1%}",
             dollars(p.cost_per_task),
-            f"{p.tokens_per_task:,.0f}",
+            tokens(p.tokens_per_task).removesuffix(" tokens"),
         )
     return table
 
@@ -232,7 +232,8 @@ def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
     console.print(
         f"status {result.status}{reason}; official tests "
         f"{'passed' if result.official_pass else 'failed'}{verdict}; {result.n_calls} model calls, "
-        f"{result.usage.total:,} tokens, {dollars(result.cost)}; artifacts in {args.out}",
+        f"{tokens(None if result.usage is None else result.usage.total)}, {dollars(result.cost)}; "
+        f"artifacts in {args.out}",
         markup=False,
     )
     return 0 if result.status == "ok" else 1

@@ -16,7 +16,7 @@ from plotly.offline import get_plotlyjs
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports import figures, frames
 from harnesspro.reports.agreement import agreement_by_split
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.reports.rundata import RunData, load_run
 
 DIFF_CAP = 20_000  # characters of a candidate's diff kept in the page
@@ -99,7 +99,8 @@ def _front_table(front: pd.DataFrame) -> pd.DataFrame:
             "mechanism": last["mechanism"],
             "pass": [_pct(p) for p in last["pass_rate"]],
             "$/task": [dollars(c) for c in last["cost_per_task"]],
-            "tokens/task": [f"{t:,.0f}" for t in last["tokens_per_task"]],
+            "tokens/task": [tokens(t).removesuffix(" tokens") for t in last["tokens_per_task"]],
+            "calls/task": [f"{c:.1f}" for c in last["calls_per_task"]],
         }
     )
 

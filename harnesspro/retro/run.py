@@ -61,8 +61,11 @@ def session_score(sessions: Sequence[Session]) -> Score:
         RETRO_ID,
         sum(judged) / len(judged) if judged else math.nan,
         math.nan if any(c is None for c in costs) else sum(c or 0.0 for c in costs) / len(costs),
-        sum(s.usage.total for s in sessions) / len(sessions),
+        math.nan
+        if any(s.usage is None for s in sessions)
+        else sum(s.usage.total for s in sessions if s.usage) / len(sessions),
         len(sessions),
+        sum(s.n_calls for s in sessions) / len(sessions),
     )
 
 
