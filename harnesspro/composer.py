@@ -90,7 +90,8 @@ def merge_pair(ctx: RunContext, a: Sibling, b: Sibling, epoch: int) -> Candidate
         return edit.note
     if edit.new:
         ctx.ledger.add_candidate(edit.candidate)
-    ctx.ledger.record_plan(epoch, merged_plan, edit.candidate.id, f"composer: {edit.note}")
+    note = "; ".join(filter(None, [f"composer: merge of {ours.id} + {theirs.id}", edit.note]))
+    ctx.ledger.record_plan(epoch, merged_plan, edit.candidate.id, note)
     return edit.candidate
 
 

@@ -89,7 +89,7 @@ def decide(parent_id: str, base: Score, siblings: Sequence[Sibling]) -> Decision
     ]
     if pairs:
         a, b = max(pairs, key=lambda p: gain(base, p[0].score) + gain(base, p[1].score))
-        why = f"{_evidence(a)} and {_evidence(b)} gained on different levers"
+        why = f"{_evidence(a)}, {_evidence(b)}: both gained, on different levers"
         return Decision(parent_id, "merge", (a.candidate.id, b.candidate.id), why)
     if ranked:
         best = ranked[0]

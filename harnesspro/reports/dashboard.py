@@ -144,6 +144,28 @@ def _agreement_table(data: RunData) -> str:
     return _table(pd.DataFrame(rows), "agreement")
 
 
+def _dash(value: object) -> str:
+    return value if isinstance(value, str) and value else "—"
+
+
+def _compositions_table(composed: pd.DataFrame) -> str:
+    if composed.empty:
+        return '<p id="compositions">No composer outcome (evolution.composer is off).</p>'
+    shown = pd.DataFrame(
+        {
+            "epoch": composed["epoch"],
+            "parent": composed["parent_id"],
+            "outcome": composed["outcome"],
+            "children": [" + ".join(json.loads(c)) or "—" for c in composed["children"]],
+            "merged": [_dash(m) for m in composed["candidate_id"]],
+            "merged verdict": [_dash(v) for v in composed["merged_verdict"]],
+            "next epoch expands": composed["carries"],
+            "why": composed["why"],
+        }
+    )
+    return _table(shown, "compositions")
+
+
 def _levers_section(data: RunData) -> str:
     """Levers tried with their verdicts, latency beside pass rate and cost, composer outcomes."""
     tried = frames.levers_tried(data)
@@ -159,32 +181,12 @@ def _levers_section(data: RunData) -> str:
             "latency s/rollout": [f"{x:.1f}" for x in late["latency_s"]],
         }
     )
-    composed = frames.compositions(data)
-    outcomes = (
-        _table(
-            composed[
-                [
-                    "epoch",
-                    "parent_id",
-                    "outcome",
-                    "children",
-                    "candidate_id",
-                    "merged_verdict",
-                    "carries",
-                    "why",
-                ]
-            ],
-            "compositions",
-        )  # fmt: skip
-        if not composed.empty
-        else '<p id="compositions">No composer outcome (evolution.composer is off).</p>'
-    )
     return (
         f"<p id='lever-count'>{used} of {len(tried)} levers tried.</p>"
         + _table(tried, "levers")
         + "<p>Latency is the harness's wall time per rollout; grading is not included.</p>"
         + _table(shown, "latency")
-        + outcomes
+        + _compositions_table(frames.compositions(data))
     )
 
 
