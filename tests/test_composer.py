@@ -344,3 +344,7 @@ def test_one_run_merges_and_keeps_the_base(
     assert table.set_index("outcome").loc["keep-base", "carries"] == base
     page = (run / "dashboard.html").read_text()
     assert all(word in page for word in ('id="compositions"', "keep-base", "merge"))
+    # ... beside the levers tried and each candidate's latency.
+    assert 'id="levers"' in page and 'id="latency"' in page
+    latency = pd.read_csv(run / "reports" / "latency.csv").set_index("candidate_id")
+    assert made in latency.index and (latency["latency_s"] > 0).all()

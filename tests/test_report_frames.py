@@ -163,3 +163,10 @@ def test_lever_and_latency_frames_for_the_dashboard() -> None:
     assert table.loc["c000", "cost_per_task"] == pytest.approx(0.03)
     assert table.loc["c001", ["latency_s", "verdict"]].tolist() == [5.0, "helped"]
     assert math.isnan(table.loc["c003", "cost_per_task"])
+    merge = {"child_id": "c004", "mechanism": "compress_output", "levers": "[]",
+             "verdict": "no effect", "note": "composer: merge of c001 + c003"}  # fmt: skip
+    more = rollouts.assign(candidate_id=rollouts["candidate_id"].replace("c000", "c004"))
+    merged = levers.latency_with_verdicts(more, pd.concat([plans, pd.DataFrame([merge])]), ["t1"])
+    assert merged.set_index("candidate_id").loc["c004", "change"] == (
+        "compress_output (composer merge)"
+    )

@@ -163,7 +163,8 @@ def _compositions_table(composed: pd.DataFrame) -> str:
             "why": composed["why"],
         }
     )
-    return _table(shown, "compositions")
+    caption = "<p>Composer outcomes; the next epoch expands what each carries.</p>"
+    return caption + _table(shown, "compositions")
 
 
 def _levers_section(data: RunData) -> str:
@@ -178,7 +179,7 @@ def _levers_section(data: RunData) -> str:
             "verdict": late["verdict"],
             "pass (coreset)": [_pct(p) for p in late["pass_rate"]],
             "$/task": [dollars(c) for c in late["cost_per_task"]],
-            "latency s/rollout": [f"{x:.1f}" for x in late["latency_s"]],
+            "latency s/rollout": ["—" if math.isnan(x) else f"{x:.1f}" for x in late["latency_s"]],
         }
     )
     return (

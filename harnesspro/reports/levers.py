@@ -91,6 +91,11 @@ def with_untried(coverage: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else untried
 
 
+def _change(plan: Mapping[Any, Any]) -> str:
+    merged = str(plan.get("note") or "").startswith("composer")
+    return f"{plan['mechanism']} (composer merge)" if merged else str(plan["mechanism"])
+
+
 def latency_with_verdicts(
     rollouts: pd.DataFrame, plans: pd.DataFrame, task_ids: Iterable[str]
 ) -> pd.DataFrame:
@@ -98,7 +103,7 @@ def latency_with_verdicts(
     each candidate ("—" and "unmeasured" without one, e.g. the seed)."""
     table = candidate_latency(rollouts, task_ids, "coreset")
     made = {
-        str(r["child_id"]): (str(r["mechanism"]), r.get("verdict"))
+        str(r["child_id"]): (_change(r), r.get("verdict"))
         for r in plans.to_dict("records")
         if isinstance(r.get("child_id"), str)
     }
