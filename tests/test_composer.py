@@ -312,6 +312,8 @@ def test_one_run_merges_and_keeps_the_base(
             "AND pass IS NOT NULL GROUP BY 1"
         ).fetchall())  # fmt: skip
         in_selection = {c for (c,) in db.execute("SELECT candidate_id FROM intervals")}
+    # If this fails, the policy or the planner changed: retune MISLED_BY_CONCISION.
+    assert sorted(r[2] for r in rows) == ["keep-base", "merge"], rows
     (kept,) = [r for r in rows if r[2] == "keep-base"]
     (merge,) = [r for r in rows if r[2] == "merge"]
     assert status == "complete"  # keep-base is an outcome: the run goes on and finishes
