@@ -68,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         "--adapter", action="append", metavar="NAME|module:Class",
         help="session readers (default: harnesspro-chat and mini-swe-agent)",
     )  # fmt: skip
+    retro.add_argument("--improver", choices=["catalog", "llm"], default="catalog")
+    retro.add_argument(
+        "--config", type=Path,
+        help="a run config whose evolution.improver_model, budget and sandbox --improver llm "
+        "uses (default: the scripted search model)",
+    )  # fmt: skip
     COMMANDS.update(register_task_commands(sub))
     register_bench(sub)
     harness = sub.add_parser("harness", help="work with a harness directory")
@@ -267,7 +273,21 @@ def cmd_retro(args: argparse.Namespace, console: Console) -> int:
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"--adapter: {exc}; give a registered name or module:Class.") from None
     sessions = read_sessions(args.sessions, adapters)
-    result = retro(sessions, args.harness, args.out)
+    if args.improver == "catalog":
+        if args.config:
+            raise ConfigError("--config: only --improver llm reads it; drop it or add that.")
+        result = retro(sessions, args.harness, args.out)
+    else:
+        from harnesspro.config import RunConfig
+        from harnesspro.retro.run import llm_roles
+        from harnesspro.search.account import describe_search_costs
+
+        config = load_config(args.config, []) if args.config else RunConfig()
+        with llm_roles(config, args.out) as (roles, ledger):
+            result = retro(sessions, args.harness, args.out, roles)
+            console.print(describe_search_costs(ledger), markup=False)
+        for role, why in sorted(result.fallbacks.items()):
+            console.print(f"  {role} fell back to the catalog: {why}", markup=False)
     console.print(
         f"{result.sessions} sessions ({result.with_verdict} with a verdict), "
         f"{len(result.diagnoses)} diagnoses",

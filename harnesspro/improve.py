@@ -185,14 +185,17 @@ def _pct(value: float | None) -> str:
     return "unknown" if value is None else f"{value:+.1%}"
 
 
-def record_effects(ctx: RunContext, epoch: int) -> None:
-    """Measure each of the epoch's plans on its child, record the verdict, and print it."""
+def record_effects(ctx: RunContext, epoch: int, only: set[str] | None = None) -> None:
+    """Measure each of the epoch's plans on its child (only those children, when given),
+    record the verdict, and print it."""
     scores = ctx.scores()
     plans = ctx.ledger.plans()
     every = plans.to_dict("records")
     for row in plans[plans["epoch"] == epoch].to_dict("records"):
         child, parent = row["child_id"], str(row["parent_id"])
         if child is None or child not in scores or parent not in scores:
+            continue
+        if only is not None and child not in only:
             continue
         plan = plan_of(row)
         pairs = pairs_of(ctx, parent, str(child))
