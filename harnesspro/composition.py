@@ -16,13 +16,13 @@ sibling, which helped on its own. `expansion` applies this to the front's picks.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import pandas as pd
 
+from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.records import Candidate, Score
 
 Outcome = Literal["merge", "pick", "keep-base"]
@@ -50,10 +50,10 @@ class Decision:
 
 
 def relative_cost(base: Score, child: Score) -> float:
-    """Relative change of cost per task (tokens stand in for an unknown cost)."""
-    before, after = base.cost_per_task, child.cost_per_task
-    if math.isnan(before) or math.isnan(after):
-        before, after = base.tokens_per_task, child.tokens_per_task
+    """Relative change of cost per task, on the most honest axis both have (dollars, else
+    tokens, else model calls: harnesspro/cost_axis.py)."""
+    axis = axis_of({"base": base, "child": child})
+    before, after = value_on(base, axis), value_on(child, axis)
     return after / before - 1 if before else 0.0
 
 
