@@ -21,7 +21,7 @@ from harnesspro.reports.rundata import load_run
 CLICK = Path(__file__).parent / "data" / "click_lineage.js"
 KEY_IDS = (
     "front", "points", "hypervolume", "lineage", "lineage-detail", "costs", "spend", "heatmap",
-    "agreement", "heldout",
+    "agreement", "heldout", "levers", "latency", "compositions",
 )  # fmt: skip
 
 
