@@ -17,7 +17,7 @@ from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap, SandboxUnavailable
 from harnesspro.tasks.commands import register as register_task_commands
 from harnesspro.tasks.loader import TaskError
@@ -68,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         "--adapter", action="append", metavar="NAME|module:Class",
         help="session readers (default: harnesspro-chat and mini-swe-agent)",
     )  # fmt: skip
+    retro.add_argument("--improver", choices=["catalog", "llm"], default="catalog")
+    retro.add_argument(
+        "--config", type=Path,
+        help="a run config whose evolution.improver_model, budget and sandbox --improver llm "
+        "uses (default: the scripted search model)",
+    )  # fmt: skip
     COMMANDS.update(register_task_commands(sub))
     register_bench(sub)
     harness = sub.add_parser("harness", help="work with a harness directory")
@@ -95,7 +101,7 @@ def profile_table(profiles: list[Profile]) -> Table:
             p.mechanisms,
             f"{p.pass_rate:.1%}",
             dollars(p.cost_per_task),
-            f"{p.tokens_per_task:,.0f}",
+            tokens(p.tokens_per_task).removesuffix(" tokens"),
         )
     return table
 
@@ -234,7 +240,8 @@ def cmd_rollout(args: argparse.Namespace, console: Console) -> int:
     console.print(
         f"status {result.status}{reason}; official tests "
         f"{'passed' if result.official_pass else 'failed'}{verdict}; {result.n_calls} model calls, "
-        f"{result.usage.total:,} tokens, {dollars(result.cost)}; artifacts in {args.out}",
+        f"{tokens(None if result.usage is None else result.usage.total)}, {dollars(result.cost)}; "
+        f"artifacts in {args.out}",
         markup=False,
     )
     return 0 if result.status == "ok" else 1
@@ -268,7 +275,21 @@ def cmd_retro(args: argparse.Namespace, console: Console) -> int:
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"--adapter: {exc}; give a registered name or module:Class.") from None
     sessions = read_sessions(args.sessions, adapters)
-    result = retro(sessions, args.harness, args.out)
+    if args.improver == "catalog":
+        if args.config:
+            raise ConfigError("--config: only --improver llm reads it; drop it or add that.")
+        result = retro(sessions, args.harness, args.out)
+    else:
+        from harnesspro.config import RunConfig
+        from harnesspro.retro.run import llm_roles
+        from harnesspro.search.account import describe_search_costs
+
+        config = load_config(args.config, []) if args.config else RunConfig()
+        with llm_roles(config, args.out) as (roles, ledger):
+            result = retro(sessions, args.harness, args.out, roles)
+            console.print(describe_search_costs(ledger), markup=False)
+        for role, why in sorted(result.fallbacks.items()):
+            console.print(f"  {role} fell back to the catalog: {why}", markup=False)
     console.print(
         f"{result.sessions} sessions ({result.with_verdict} with a verdict), "
         f"{len(result.diagnoses)} diagnoses",

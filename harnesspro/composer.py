@@ -1,124 +1,75 @@
 """The composer: after an epoch's children are scored, per parent, merge two siblings, pick
-one, or keep the base (`evolution.composer: true`).
+one, or keep the base (`evolution.composer: true`); the rule itself is composition.py.
 
-A sibling *gained* when, on the coreset (frozen tests, the same tasks and attempts as its
-parent), it passed more often, or was cheaper without passing less, and its verdict is not
-`confounded`. Per parent with evaluated children of this epoch:
+Per parent with evaluated children of this epoch, on the children's paired verdicts:
 
-- two or more gained, and two of them touch different levers: **merge** the best such pair
-  (by pass gain minus relative cost change, summed) with a git three-way merge in the run's
-  harness repository (their common ancestor is the base). The merged tree is validated like
-  any candidate (manifest, code, smoke rollout, the merged-in change in effect) and then
-  evaluated on the coreset; a conflicting or invalid merge falls back to **pick**.
-- exactly one gained (or the gainers all share levers): **pick** the best gainer.
-- none gained: **keep-base**, a legitimate outcome recorded as such, not a failure.
+- two or more helped, and two of them touch different levers: **merge** the best such pair
+  with a git three-way merge in the run's harness repository (their common ancestor is the
+  base). The merged tree is validated like any candidate (manifest, code, smoke rollout, the
+  merged-in change in effect), recorded as a plan (the second sibling's change applied to the
+  first), evaluated on the coreset and given a verdict against the first sibling like any
+  child; a conflicting or invalid merge falls back to **pick**.
+- exactly one helped (or the helpers all share levers): **pick** the best.
+- none helped: **keep-base**, a legitimate outcome recorded as such, not a failure.
 
-Outcomes go to the ledger's `compositions` table and reports/compositions.csv. Selection is
-unchanged: a merged candidate competes on the Pareto front like any other.
+Outcomes go to the ledger's `compositions` table and reports/compositions.csv. They decide
+which candidates the next epoch expands (`next_parents`); the operating points (lite, medium,
+heavy) stay the measured front's.
 """
 
 from __future__ import annotations
 
-import math
 import subprocess
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
+from harnesspro.composition import Decision, Sibling, composition_table, decide, expansion
 from harnesspro.context import RunContext
 from harnesspro.editor.apply import EditFn, apply_plan
-from harnesspro.records import Candidate, Plan, Score
-
-Outcome = Literal["merge", "pick", "keep-base"]
-
-
-@dataclass(frozen=True)
-class Sibling:
-    """One evaluated child of the parent, with what its plan touched and its verdict."""
-
-    candidate: Candidate
-    score: Score
-    levers: tuple[str, ...]
-    verdict: str | None
-
-
-@dataclass(frozen=True)
-class Decision:
-    parent_id: str
-    outcome: Outcome
-    children: tuple[str, ...]
-    """The merged pair, the picked child, or () for keep-base."""
-    why: str
-
-
-def relative_cost(base: Score, child: Score) -> float:
-    """Relative change of cost per task (tokens stand in for an unknown cost)."""
-    before, after = base.cost_per_task, child.cost_per_task
-    if math.isnan(before) or math.isnan(after):
-        before, after = base.tokens_per_task, child.tokens_per_task
-    return after / before - 1 if before else 0.0
-
-
-def gain(base: Score, child: Score) -> float:
-    """Pass gain minus relative cost change."""
-    return child.pass_rate - base.pass_rate - relative_cost(base, child)
-
-
-def gained(base: Score, s: Sibling) -> bool:
-    """Passed more often, or cheaper without passing less, and not confounded."""
-    if s.verdict == "confounded":
-        return False
-    more = s.score.pass_rate > base.pass_rate
-    cheaper = relative_cost(base, s.score) < 0 and s.score.pass_rate >= base.pass_rate
-    return more or cheaper
-
-
-def decide(parent_id: str, base: Score, siblings: Sequence[Sibling]) -> Decision:
-    """Merge, pick or keep the base for one parent (see the module docstring)."""
-    ranked = sorted(
-        (s for s in siblings if gained(base, s)),
-        key=lambda s: (-gain(base, s.score), s.candidate.id),
-    )
-    pairs = [
-        (a, b)
-        for i, a in enumerate(ranked)
-        for b in ranked[i + 1 :]
-        if not set(a.levers) & set(b.levers)
-    ]
-    if pairs:
-        a, b = max(pairs, key=lambda p: gain(base, p[0].score) + gain(base, p[1].score))
-        why = f"{a.candidate.id} and {b.candidate.id} both gained on different levers"
-        return Decision(parent_id, "merge", (a.candidate.id, b.candidate.id), why)
-    if ranked:
-        best = ranked[0]
-        why = f"{best.candidate.id} gained {gain(base, best.score):+.3f} (pass minus cost)"
-        return Decision(parent_id, "pick", (best.candidate.id,), why)
-    return Decision(parent_id, "keep-base", (), "no child passed more or cost less")
+from harnesspro.harness.merge import merge_yaml
+from harnesspro.records import Candidate, Plan
 
 
 def _git(worktree: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=worktree, capture_output=True, text=True)
 
 
+def _merge_configs(worktree: Path, conflicted: list[str]) -> str:
+    """Resolve git's conflicts in YAML files key by key (harness/merge.py); MergeConflict
+    when a key changed on both sides, ValueError when another kind of file conflicts."""
+    if not all(path.endswith((".yaml", ".yml")) for path in conflicted):
+        raise ValueError(f"merge conflict in {', '.join(conflicted) or 'the trees'}")
+    for path in conflicted:
+        base, ours, theirs = (_git(worktree, "show", f":{n}:{path}").stdout for n in (1, 2, 3))
+        (worktree / path).write_text(merge_yaml(base, ours, theirs))
+        _git(worktree, "add", path)
+    return f"; {', '.join(conflicted)} merged key by key"
+
+
 def merge_edit(theirs: Candidate) -> EditFn:
     """An editor step that three-way merges `theirs` into the worktree (at the other sibling's
-    commit); a conflict is an edit failure naming the files."""
+    commit); a conflict that a key-by-key merge of YAML configs cannot resolve is an edit
+    failure naming it."""
 
     def edit(worktree: Path, plan: Plan, feedback: str) -> str:
         done = _git(worktree, "merge", "--no-commit", "--no-ff", theirs.commit)
+        resolved = ""
         if done.returncode != 0:
             conflicted = _git(worktree, "diff", "--name-only", "--diff-filter=U").stdout.split()
-            _git(worktree, "merge", "--abort")
-            raise ValueError(f"merge conflict in {', '.join(conflicted) or 'the trees'}")
+            try:
+                resolved = _merge_configs(worktree, conflicted)
+            except ValueError as exc:
+                _git(worktree, "merge", "--abort")
+                raise ValueError(f"merge conflict: {exc}") from exc
         _git(worktree, "merge", "--quit")  # keep the merged files; the editor commits them
-        return f"three-way merge of {theirs.id} ({theirs.commit[:10]})"
+        return f"three-way merge of {theirs.id} ({theirs.commit[:10]}){resolved}"
 
     return edit
 
 
 def merge_pair(ctx: RunContext, a: Sibling, b: Sibling, epoch: int) -> Candidate | str:
-    """The merged candidate (a's tree plus b's change), or why there is none."""
+    """The merged candidate (a's tree plus b's change), recorded as b's plan applied to a so
+    that it gets a verdict like any child; or why there is none."""
     ours, theirs = a.candidate, b.candidate
     plans = ctx.ledger.plans()
     row = plans[(plans["epoch"] == epoch) & (plans["child_id"] == theirs.id)]
@@ -139,31 +90,35 @@ def merge_pair(ctx: RunContext, a: Sibling, b: Sibling, epoch: int) -> Candidate
         return edit.note
     if edit.new:
         ctx.ledger.add_candidate(edit.candidate)
+    note = "; ".join(filter(None, [f"composer: merge of {ours.id} + {theirs.id}", edit.note]))
+    ctx.ledger.record_plan(epoch, merged_plan, edit.candidate.id, note)
     return edit.candidate
 
 
 def siblings_of(ctx: RunContext, epoch: int) -> dict[str, list[Sibling]]:
-    """This epoch's scored children, by parent."""
+    """This epoch's scored children, by parent (merged candidates are not siblings)."""
     from harnesspro.reports.levers import plan_levers
 
     scores = ctx.scores()
+    merged = set(ctx.ledger.compositions()["candidate_id"].dropna())
     found: dict[str, list[Sibling]] = {}
     candidates = ctx.candidates()
     for row in ctx.ledger.plans().to_dict("records"):
         child = row.get("child_id")
-        if row["epoch"] != epoch or child is None or child not in scores:
+        if row["epoch"] != epoch or child is None or child not in scores or child in merged:
             continue
         if any(s.candidate.id == child for s in found.get(str(row["parent_id"]), [])):
             continue  # two plans made the same tree
+        verdict = row.get("verdict") if isinstance(row.get("verdict"), str) else None
         sibling = Sibling(candidates[str(child)], scores[str(child)], tuple(plan_levers(row)),
-                          row.get("verdict"))  # fmt: skip
+                          verdict)  # fmt: skip
         found.setdefault(str(row["parent_id"]), []).append(sibling)
     return found
 
 
 def compose(ctx: RunContext, epoch: int) -> list[Candidate]:
     """Decide per parent, make the merges, record every outcome; returns the merged
-    candidates (to evaluate)."""
+    candidates (to evaluate, then measure)."""
     if not ctx.config.evolution.composer:
         return []
     scores = ctx.scores()
@@ -191,20 +146,32 @@ def compose(ctx: RunContext, epoch: int) -> list[Candidate]:
             f"{f' -> {made}' if made else ''} ({decision.why})",
             markup=False,
         )
-    write_compositions(ctx)
     return merged
 
 
+def next_parents(ctx: RunContext, epoch: int, picks: list[str]) -> list[str]:
+    """The candidates the epoch after `epoch` expands: the front's picks, each replaced by what
+    the composer carries for the parent whose line it belongs to (composition.py)."""
+    frame = ctx.ledger.compositions()
+    frame = frame[frame["epoch"] == epoch]
+    if not ctx.config.evolution.composer or frame.empty:
+        return picks
+    plans = ctx.ledger.plans()
+    parents = expansion(picks, composition_table(frame, plans), plans)
+    if parents != sorted(set(picks)):
+        ctx.console.print(
+            f"  composer: expanding {', '.join(parents)} (the front picked {', '.join(picks)}; "
+            "see reports/compositions.csv)",
+            markup=False,
+        )
+    return parents
+
+
 def write_compositions(ctx: RunContext) -> None:
-    """reports/compositions.csv: every composer outcome of the run."""
+    """reports/compositions.csv: every composer outcome of the run, the merged candidate's
+    verdict and the candidate each outcome carries into the next epoch."""
     folder = ctx.run.reports()
     folder.mkdir(parents=True, exist_ok=True)
     temp = folder / ".compositions.csv.tmp"
-    ctx.ledger.compositions().to_csv(temp, index=False)
+    composition_table(ctx.ledger.compositions(), ctx.ledger.plans()).to_csv(temp, index=False)
     temp.replace(folder / "compositions.csv")
-
-
-def outcomes(ctx: RunContext) -> Mapping[str, int]:
-    """How many of each outcome the run recorded."""
-    frame = ctx.ledger.compositions()
-    return {str(k): int(v) for k, v in frame["outcome"].value_counts().items()}

@@ -23,6 +23,7 @@ from harnesspro.policies.profile import (
 )
 from harnesspro.records import Candidate, Score, Task
 from harnesspro.runfolder import RunFolder
+from harnesspro.taskkeys import keyed_hashes
 from harnesspro.tasks.loader import TaskError, load_suite
 from harnesspro.tasks.manifest import manifest_splits, open_manifest
 from harnesspro.tasks.runtime import unrunnable_reason
@@ -69,6 +70,30 @@ def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> Non
         )
 
 
+# Split keys a manifest fixes, and the name its `settings` record each one under.
+MANIFEST_SETTINGS = {"test_fraction": "test_fraction", "split_seed": "seed"}
+
+
+def check_split_settings(config: RunConfig, settings: dict[str, object], manifest: Path) -> None:
+    """An explicitly set tasks.test_fraction / tasks.split_seed that the manifest's splits
+    override would be silently ignored; one that matches what it was written with is fine."""
+    for key, recorded in MANIFEST_SETTINGS.items():
+        if key not in config.tasks.model_fields_set:
+            continue
+        value = getattr(config.tasks, key)
+        if recorded in settings and settings[recorded] == value:
+            continue
+        written = (
+            f"was written with {recorded} {settings[recorded]}"
+            if recorded in settings
+            else "records no such setting"
+        )
+        raise ConfigError(
+            f"tasks.{key} is {value} but the manifest {manifest} fixes the splits and {written}; "
+            f"drop tasks.{key} or write a new manifest with `harnesspro coreset`."
+        )
+
+
 @dataclass(frozen=True)
 class RunContext:
     config: RunConfig
@@ -81,6 +106,8 @@ class RunContext:
     console: Console
     behaviour: BehaviourProfile = DEFAULT_PROFILE
     """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
+    task_hashes: dict[str, str] | None = None
+    """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
 
     @classmethod
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
@@ -99,6 +126,7 @@ class RunContext:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
             check_coreset_size(config, splits, config.tasks.manifest)
+            check_split_settings(config, manifest.settings, config.tasks.manifest)
         else:
             splits = make_splits(
                 list(tasks.values()),
@@ -125,7 +153,8 @@ class RunContext:
         run.write_splits(splits)
         repo = HarnessRepo(run.harness, run.worktrees)
         repo.recover()  # we hold the run folder's lock: any git lock file is a crash's
-        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour)
+        hashes = keyed_hashes(ledger, tasks)
+        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes)
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}

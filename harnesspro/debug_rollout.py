@@ -72,7 +72,7 @@ def debug_rollout(
         "official_pass": result.official_pass,
         "verifier_reason": result.verifier.reason if result.verifier else None,
         "model_calls": result.n_calls,
-        "usage": result.usage.__dict__,
+        "usage": None if result.usage is None else result.usage.__dict__,
         "cost": result.cost,
         "latency_s": round(result.latency_s, 3),
     }

@@ -25,6 +25,7 @@ git state). No verdicts of any kind, nothing of other candidates or tasks.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -102,6 +103,13 @@ class ImproverInputs:
         return [t for t in self.traces if t.candidate_id == candidate_id]
 
 
+def _count(value: object) -> int | None:
+    """A token count from the ledger; None when it is unknown (NULL), never 0."""
+    if isinstance(value, int | float) and not math.isnan(value):
+        return int(value)
+    return None
+
+
 def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
     """Coreset rollouts of the given candidates, as traces (nothing else is read)."""
     rollouts = on_split(ctx.ledger.rollouts(), "coreset")
@@ -116,10 +124,10 @@ def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
             task_id=str(r["task_id"]),
             passed=r["pass"] == 1,
             trajectory=ctx.run.trajectory(str(r["key"])),
-            output_tokens=int(r["output"]),
+            output_tokens=_count(r["output"]),
             n_calls=int(r["n_calls"]),
-            uncached_input=int(r["uncached_input"]),
-            cached_input=int(r["cached_input"]),
+            uncached_input=_count(r["uncached_input"]),
+            cached_input=_count(r["cached_input"]),
             status=str(r["status"]),
         )
         for r in rows.to_dict("records")

@@ -192,6 +192,8 @@ def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: in
     parts += (m.base_url, sb.timeout_s)
     if m.upstream == "scripted" and m.behaviour.configured:  # default-profile keys unchanged
         parts += (ctx.behaviour.digest(),)
+    if ctx.task_hashes is not None:  # a changed task is a new rollout (harnesspro/taskkeys.py)
+        parts += (ctx.task_hashes[task_id],)
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:20]
 
 

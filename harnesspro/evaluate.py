@@ -28,7 +28,7 @@ from rich.console import Console
 from harnesspro.config import load_config
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.engine import evaluate
-from harnesspro.metrics import TOKEN_COLUMNS, on_split
+from harnesspro.metrics import known_mean, on_split, row_tokens
 from harnesspro.profiles import RunNotFound
 from harnesspro.records import Candidate
 from harnesspro.uncertainty import FloatArray, bootstrap
@@ -168,8 +168,9 @@ def summarise(frame: pd.DataFrame, k: int) -> dict[str, float | int]:
         "rollouts": len(frame),
         "pass_rate": float(per_task_pass(frame).mean()) if len(frame) else float("nan"),
         "pass_at_k": float(np.mean(at_k)) if at_k else float("nan"),
-        "cost_per_task": float(frame["cost"].mean()),
-        "tokens_per_task": float(frame[TOKEN_COLUMNS].sum(axis=1).mean()),
+        # unknown (NaN, written null) when any rollout's is unknown, never a partial mean
+        "cost_per_task": known_mean(frame["cost"]),
+        "tokens_per_task": known_mean(row_tokens(frame)),
         "latency_s": float(frame["latency_s"].mean()),
     }
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
-from harnesspro.composer import compose
+from harnesspro.composer import compose, next_parents, write_compositions
 from harnesspro.config import ConfigError
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
@@ -125,7 +125,8 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
         ctx.console.print(f"  resuming epoch {epoch}: its plans and candidates are reused")
         return [known[cid] for cid in json.loads(journaled)]
     ctx.run.mark_phase("improve")
-    children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, previous.parents)
+    parents = next_parents(ctx, epoch - 1, previous.parents)
+    children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, parents)
     ctx.ledger.journal(epoch, "candidates", json.dumps([c.id for c in children]))
     return children
 
@@ -143,6 +144,8 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
         ctx.run.mark_phase("rollouts")
         note_stop(ctx, epoch, evaluate(ctx, merged, epoch, cap=rollout_cap(ctx)), "coreset")
         score_pending(ctx)
+        ctx.run.mark_phase("git")
+        record_effects(ctx, epoch, {c.id for c in merged})  # a merge's verdict, as any child's
     ctx.run.mark_phase("reports")
     file_epoch(ctx, epoch)
     return close_epoch(ctx, epoch)
@@ -199,6 +202,8 @@ def run_reports(ctx: RunContext) -> list[str]:
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())
     write_run_costs(rollouts, ctx.ledger.search_calls(), ctx.run.reports())
+    if ctx.config.evolution.composer:
+        write_compositions(ctx)
     coverage = levers.write_lever_reports(
         rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
     )

@@ -17,7 +17,7 @@ from typing import Any
 from harnesspro import __version__
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.profiles import Profile
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.reports.rundata import RunData
 
 SEED_REQUIREMENT = "pyyaml"  # the seed agent's one import beyond the standard library
@@ -84,7 +84,7 @@ def provenance(data: RunData, profile: Profile, diff_summary: str) -> Provenance
             "pass_rate_ci": profile.pass_rate_ci,
             "cost_per_task": _num(profile.cost_per_task),
             "cost_ci": profile.cost_ci if _num(profile.cost_per_task) is not None else None,
-            "tokens_per_task": profile.tokens_per_task,
+            "tokens_per_task": _num(profile.tokens_per_task),
             "latency_s": _num(mine["latency_s"].mean()) if not mine.empty else None,
             "rollouts": len(mine),
             "p_nondominated": profile.p_nondominated,
@@ -146,7 +146,7 @@ def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
         f"  - pass rate {c['pass_rate']:.1%}{_interval(c['pass_rate_ci'], '.1%')}",
         f"  - cost per task {dollars(c['cost_per_task'])}{_interval(c['cost_ci'], '.4f', '$')}"
         + ("" if p.model["priced"] else " (the model has no price: cost is unknown)"),
-        f"  - {c['tokens_per_task']:,.0f} tokens per task, latency "
+        f"  - {tokens(c['tokens_per_task'])} per task, latency "
         + ("unknown" if c["latency_s"] is None else f"{c['latency_s']:.1f} s per task"),
     ]
     if h:

@@ -21,7 +21,7 @@ from harnesspro.context import RunContext
 from harnesspro.disclosure import ImproverInputs, improver_inputs
 from harnesspro.gateway.upstream import Upstream
 from harnesspro.library import harmful
-from harnesspro.metrics import TOKEN_COLUMNS, scored
+from harnesspro.metrics import row_tokens, scored
 from harnesspro.planner.catalog import check_prediction
 from harnesspro.planner.memory import Pairs, measure, paired_difference
 from harnesspro.records import Candidate, Plan
@@ -177,20 +177,24 @@ def plan_of(row: Mapping[Any, Any]) -> Plan:
 def pairs_of(ctx: RunContext, parent: str, child: str) -> Pairs:
     """The two candidates' scored coreset rollouts matched by (task, attempt)."""
     frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
-    frame = frame.assign(tokens=frame[TOKEN_COLUMNS].sum(axis=1))
+    frame = frame.assign(tokens=row_tokens(frame))  # NaN where the provider reported no usage
     keys = ["task_id", "attempt"]
     mine = frame[frame["candidate_id"] == parent]
     theirs = frame[frame["candidate_id"] == child]
     both = mine.merge(theirs, on=keys, how="inner", suffixes=("_p", "_c"))
-    priced = both["cost_p"].notna().all() and both["cost_c"].notna().all()
-    column = "cost" if priced else "tokens"
+    # dollars, else tokens, else model calls (harnesspro.cost_axis): never an unknown as 0
+    unit, column = next(
+        (unit, column)
+        for unit, column in (("dollars", "cost"), ("tokens", "tokens"), ("calls", "n_calls"))
+        if both[f"{column}_p"].notna().all() and both[f"{column}_c"].notna().all()
+    )
     return Pairs(
         both["task_id"].to_numpy(),
         both["pass_p"].to_numpy(float),
         both["pass_c"].to_numpy(float),
         both[f"{column}_p"].to_numpy(float),
         both[f"{column}_c"].to_numpy(float),
-        "dollars" if priced else "tokens",
+        unit,
     )
 
 
@@ -213,14 +217,17 @@ def _pct(value: float | None) -> str:
     return "unknown" if value is None else f"{value:+.1%}"
 
 
-def record_effects(ctx: RunContext, epoch: int) -> None:
-    """Measure each of the epoch's plans on its child, record the verdict, and print it."""
+def record_effects(ctx: RunContext, epoch: int, only: set[str] | None = None) -> None:
+    """Measure each of the epoch's plans on its child (only those children, when given),
+    record the verdict, and print it."""
     scores = ctx.scores()
     plans = ctx.ledger.plans()
     every = plans.to_dict("records")
     for row in plans[plans["epoch"] == epoch].to_dict("records"):
         child, parent = row["child_id"], str(row["parent_id"])
         if child is None or child not in scores or parent not in scores:
+            continue
+        if only is not None and child not in only:
             continue
         plan = plan_of(row)
         pairs = pairs_of(ctx, parent, str(child))

@@ -19,6 +19,7 @@ from harnesspro.records import (
     Plan,
     RolloutResult,
     RolloutSpec,
+    Usage,
 )
 
 SCHEMA = """
@@ -79,6 +80,13 @@ ROLLOUT_COLUMNS = (
     "cached_input, cache_write, output, reasoning, cost, latency_s, n_calls, artifacts, created, "
     "reason, split, verifier_reason"
 )
+
+
+def usage_row(u: Usage | None) -> tuple[int | None, ...]:
+    """The five token columns; all NULL when the usage is unknown (never 0)."""
+    if u is None:
+        return (None,) * 5
+    return (u.uncached_input, u.cached_input, u.cache_write, u.output, u.reasoning)
 
 
 class Ledger:
@@ -154,7 +162,6 @@ class Ledger:
         self, spec: RolloutSpec, result: RolloutResult, artifacts: str, split: str = "coreset"
     ) -> None:
         """One finished rollout; `split` says which task split it ran on."""
-        u = result.usage
         official = None if result.official_pass is None else int(result.official_pass)
         row = (
             spec.key,
@@ -165,11 +172,7 @@ class Ledger:
             result.status,
             None,
             official,
-            u.uncached_input,
-            u.cached_input,
-            u.cache_write,
-            u.output,
-            u.reasoning,
+            *usage_row(result.usage),
             result.cost,
             result.latency_s,
             result.n_calls,
@@ -190,11 +193,10 @@ class Ledger:
     ) -> None:
         """A rollout attempt that ended in an infrastructure error and is run again: never
         scored, but its spend is real and counts against the caps."""
-        u = result.usage
         row = (
             spec.key, tried, spec.candidate_id, spec.task_id, spec.attempt, spec.epoch, split,
-            result.status, u.uncached_input, u.cached_input, u.cache_write, u.output,
-            u.reasoning, result.cost, result.n_calls, result.reason, time.time(),
+            result.status, *usage_row(result.usage), result.cost, result.n_calls, result.reason,
+            time.time(),
         )  # fmt: skip
         placeholders = ", ".join("?" * len(row))
         self._write(f"INSERT OR REPLACE INTO discarded VALUES ({placeholders})", [row])
@@ -358,11 +360,9 @@ class Ledger:
         self, epoch: int, role: str, attempt: int, call: ModelCall, note: str = ""
     ) -> int:
         """One improver call; returns its row id (for `note_search_call`)."""
-        u = call.usage
         row = (
-            epoch, role, attempt, call.model, call.status, call.retries, u.uncached_input,
-            u.cached_input, u.cache_write, u.output, u.reasoning, call.cost, call.latency_s,
-            note, time.time(),
+            epoch, role, attempt, call.model, call.status, call.retries, *usage_row(call.usage),
+            call.cost, call.latency_s, note, time.time(),
         )  # fmt: skip
         with self.db:
             cursor = self.db.execute(

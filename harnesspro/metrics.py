@@ -12,6 +12,24 @@ from harnesspro.records import Score
 TOKEN_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output"]
 
 
+def row_tokens(rollouts: pd.DataFrame) -> pd.Series:
+    """Each rollout's billed tokens; NaN where the counts are unknown (NULL in the ledger: the
+    provider reported no usage for some call), never a partial sum read as 0."""
+    parts = rollouts[TOKEN_COLUMNS].astype(float)
+    return parts.sum(axis=1, min_count=len(TOKEN_COLUMNS))
+
+
+def known_mean(values: pd.Series) -> float:
+    """The mean, or NaN (unknown) when any value is unknown: one unknown rollout makes the
+    candidate's figure unknown, as for dollars."""
+    return float(values.mean()) if len(values) and values.notna().all() else math.nan
+
+
+def known_sum(values: pd.Series) -> float:
+    """The sum, or NaN (unknown) when any value is unknown."""
+    return float(values.astype(float).sum()) if values.notna().all() else math.nan
+
+
 def scored(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> pd.DataFrame:
     """Rollouts on the given tasks that count: infrastructure faults never do."""
     frame = rollouts[rollouts["task_id"].isin(list(task_ids))]
@@ -26,10 +44,11 @@ def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[st
         scores[str(candidate_id)] = Score(
             candidate_id=str(candidate_id),
             pass_rate=float(group["pass"].mean()),
-            # Unpriced model: cost unknown (NaN), never 0.
-            cost_per_task=float(group["cost"].mean()) if group["cost"].notna().all() else math.nan,
-            tokens_per_task=float(group[TOKEN_COLUMNS].sum(axis=1).mean()),
+            # Unpriced model, or no usage reported: unknown (NaN), never 0.
+            cost_per_task=known_mean(group["cost"]),
+            tokens_per_task=known_mean(row_tokens(group)),
             n_rollouts=len(group),
+            calls_per_task=float(group["n_calls"].mean()),
         )
     return scores
 
@@ -60,9 +79,10 @@ def cost_table(rollouts: pd.DataFrame) -> pd.DataFrame:
     frame = rollouts[rollouts["status"] != "infra_error"]
     keys = ["candidate_id", "split"]
     grouped = frame.groupby(keys)
-    table = grouped[[*TOKEN_COLUMNS, "reasoning", "cost"]].sum()
+    # an unknown part (NULL) makes the group's total unknown, never a partial sum
+    table = grouped[[*TOKEN_COLUMNS, "reasoning", "cost"]].agg(known_sum)
     table.insert(0, "rollouts", grouped.size())
-    table["cost_per_task"] = grouped["cost"].mean()
+    table["cost_per_task"] = grouped["cost"].agg(known_mean)
     table["infra_errors"] = rollouts[rollouts["status"] == "infra_error"].groupby(keys).size()
     table["infra_errors"] = table["infra_errors"].fillna(0).astype(int)
     return table.rename(columns={"cost": "dollars"}).reset_index()

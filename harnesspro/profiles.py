@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.ledger import Ledger
-from harnesspro.metrics import TOKEN_COLUMNS, on_split
+from harnesspro.metrics import known_mean, on_split, row_tokens
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,12 @@ class Profile:
     """Share of bootstrap resamples in which the candidate is on the Pareto front."""
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready: an unknown cost (unpriced model) is null, not NaN."""
+        """JSON-ready: an unknown cost (unpriced model) or token count (no usage reported) is
+        null, not NaN."""
         data = asdict(self)
-        if math.isnan(self.cost_per_task):
-            data["cost_per_task"] = None
+        for key in ("cost_per_task", "tokens_per_task"):
+            if math.isnan(data[key]):
+                data[key] = None
         return data
 
 
@@ -83,11 +85,8 @@ def load_profiles(run_dir: Path) -> list[Profile]:
         links = {c.id: (c.parent, c.mechanism) for c in candidates.values()}
         rollouts = on_split(ledger.rollouts(), "coreset")  # the split pass_rate is from
         intervals = ledger.intervals()
-        tokens = (
-            rollouts.assign(tokens=rollouts[TOKEN_COLUMNS].sum(axis=1))
-            .groupby("candidate_id")["tokens"]
-            .mean()
-        )
+        per_rollout = rollouts.assign(tokens=row_tokens(rollouts))
+        tokens = per_rollout.groupby("candidate_id")["tokens"].agg(known_mean)
         return [
             Profile(
                 mode=str(row.mode),
@@ -96,7 +95,7 @@ def load_profiles(run_dir: Path) -> list[Profile]:
                 mechanisms=_lineage_mechanisms(links, str(row.candidate_id)),
                 pass_rate=float(row.pass_rate),
                 cost_per_task=math.nan if row.cost is None else float(row.cost),
-                tokens_per_task=float(tokens.get(row.candidate_id, 0.0)),
+                tokens_per_task=float(tokens.get(row.candidate_id, math.nan)),
                 epoch=int(row.epoch),
                 **_uncertainty(intervals, int(row.epoch), str(row.candidate_id)),
             )

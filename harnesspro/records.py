@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -49,12 +50,25 @@ class Usage:
         return self.uncached_input + self.cached_input + self.cache_write + self.output
 
 
+def total_usage(parts: Iterable[Usage | None]) -> Usage | None:
+    """The sum of several calls' usage, or None (unknown) when any of them is unknown: a
+    partial sum would read as a total (the same rule as for dollars)."""
+    total = Usage()
+    for part in parts:
+        if part is None:
+            return None
+        total = total + part
+    return total
+
+
 @dataclass(frozen=True)
 class ModelCall:
     """One metered call through the gateway."""
 
     model: str
-    usage: Usage
+    usage: Usage | None
+    """None = the provider reported no usage for an answer it may bill (a stream without a
+    usage chunk, an unreadable answer, a call cut off): unknown, never 0."""
     cost: float | None  # None = the model has no price (allow_unpriced): unknown, never 0
     latency_s: float
     status: int  # HTTP status the harness got (402 = a budget refused it, 502 = upstream failed)
@@ -94,7 +108,8 @@ class RolloutResult:
 
     key: str
     status: RolloutStatus
-    usage: Usage
+    usage: Usage | None
+    """None when any call's usage is unknown (`ModelCall.usage`)."""
     cost: float | None
     latency_s: float
     n_calls: int
@@ -179,7 +194,10 @@ class Score:
     pass_rate: float
     cost_per_task: float
     tokens_per_task: float
+    """NaN when any rollout's token counts are unknown (a provider that reports no usage)."""
     n_rollouts: int
+    calls_per_task: float = math.nan
+    """Model calls per rollout: always counted, the cost axis of last resort."""
 
 
 @dataclass(frozen=True)
@@ -191,15 +209,18 @@ class Trace:
     task_id: str
     passed: bool
     trajectory: str
-    output_tokens: int
+    output_tokens: int | None
+    """None (and the input parts too) when the provider reported no usage."""
     n_calls: int
-    uncached_input: int = 0
-    cached_input: int = 0
+    uncached_input: int | None = 0
+    cached_input: int | None = 0
     status: str = "ok"
 
     @property
     def cached_share(self) -> float | None:
-        """Share of input tokens the provider served from its prefix cache."""
+        """Share of input tokens the provider served from its prefix cache (None: unknown)."""
+        if self.uncached_input is None or self.cached_input is None:
+            return None
         total = self.uncached_input + self.cached_input
         return self.cached_input / total if total else None
 

@@ -23,7 +23,7 @@ from harnesspro.gateway.server import BUDGET_STATUS, Gateway
 from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
-from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage
+from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage, total_usage
 from harnesspro.sandbox import (
     Limits,
     Local,
@@ -338,7 +338,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         return RolloutResult(
             key=inputs.spec.key,
             status=status,
-            usage=sum((c.usage for c in gateway.calls), Usage()),
+            usage=total_usage(c.usage for c in gateway.calls),
             cost=total_cost(gateway),
             latency_s=run.wall_s,
             n_calls=len(gateway.calls),

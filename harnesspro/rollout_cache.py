@@ -1,8 +1,8 @@
 """A rollout cache shared between runs (`evaluation.rollout_cache`): `harnesspro bench` runs
 every strategy on the same profile, and their seeds, common candidates and final operating
 points are the same rollouts. A result is reused only when everything that determines it is
-equal: the candidate's tree, the task, the attempt (hence the sampling seed), the model
-config (the behaviour profile included), price, limits and whether the verifier ran.
+equal: the candidate's tree, the task and its content, the attempt (hence the sampling seed),
+the model config (the behaviour profile included), price, limits and whether the verifier ran.
 Only the driver reads and writes it; results are pickled, so share it only with yourself."""
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ def cache_key(inputs: RolloutInputs) -> str:
         inputs.budget,
         inputs.grade,
         inputs.behaviour.digest(),
+        inputs.task.digest,  # the task as shipped, and what the scripted policy knows of it
+        repr(inputs.script),
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harnesspro import pareto
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.records import Score
 from harnesspro.strategies import SINGLE_OBJECTIVE
 
@@ -78,10 +78,9 @@ class Selected:
 
 def cost_axis(score: Score, scores: Mapping[str, Score]) -> float:
     """Dollars per task; tokens per task for every candidate when any cost is unknown (an
-    unpriced model under `allow_unpriced`): never a made-up price."""
-    if all(math.isfinite(s.cost_per_task) for s in scores.values()):
-        return score.cost_per_task
-    return score.tokens_per_task
+    unpriced model under `allow_unpriced`); model calls per task when token counts are unknown
+    too (`harnesspro.cost_axis`): never a made-up price."""
+    return value_on(score, axis_of(scores))
 
 
 def select(ctx: RunContext, epoch: int) -> Selected:

@@ -55,6 +55,10 @@ def _number(value: Any) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+def _count(value: Any) -> int | None:
+    return None if _number(value) is None else int(value)
+
+
 def metadata(row: Mapping[Any, Any], split: ExportSplit) -> dict[str, Any]:
     """What every record carries beside its messages."""
     reward, source = _reward(row, split)
@@ -69,7 +73,8 @@ def metadata(row: Mapping[Any, Any], split: ExportSplit) -> dict[str, Any]:
         "reward": reward,
         "reward_source": source,
         "cost": _number(row["cost"]),
-        "tokens": {c: int(row[c]) for c in [*TOKEN_COLUMNS, "reasoning"]},
+        # null when the provider reported no usage, never 0
+        "tokens": {c: _count(row[c]) for c in [*TOKEN_COLUMNS, "reasoning"]},
         "latency_s": _number(row["latency_s"]),
     }
 

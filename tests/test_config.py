@@ -86,6 +86,45 @@ def test_coreset_size_disagreeing_with_the_manifest_exits_2_naming_both(
     assert not run_dir.exists()
 
 
+@pytest.mark.parametrize(
+    ("key", "recorded"), [("test_fraction", "test_fraction"), ("split_seed", "seed")]
+)
+def test_a_split_setting_the_manifest_overrides_exits_2_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], key: str, recorded: str
+) -> None:
+    import json
+
+    written = json.loads(COMMITTED.read_text())["settings"][recorded]
+    other = 0.4 if key == "test_fraction" else written + 7
+    prices = "prices:\n  scripted: {input: 1.0, output: 1.0}\n"
+    config = write(tmp_path, f"{prices}tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n")
+    run_dir = tmp_path / "run"
+    argv = ["evolve", "--config", str(config), "--run-dir", str(run_dir)]
+    assert main([*argv, "--set", f"tasks.{key}={other}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert f"tasks.{key} is {other}" in err and str(COMMITTED) in err
+    assert f"written with {recorded} {written}" in err
+    assert not run_dir.exists()
+
+
+def test_a_split_setting_that_matches_the_manifest_or_is_unset_is_accepted(tmp_path: Path) -> None:
+    import json
+
+    from harnesspro.context import check_split_settings
+
+    settings = json.loads(COMMITTED.read_text())["settings"]
+    base = f"tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n"
+    same = [
+        f"tasks.test_fraction={settings['test_fraction']}",
+        f"tasks.split_seed={settings['seed']}",
+    ]
+    check_split_settings(load_config(write(tmp_path, base), same), settings, COMMITTED)
+    check_split_settings(load_config(write(tmp_path, base)), {}, COMMITTED)  # defaults only
+    with pytest.raises(ConfigError, match="records no such setting"):
+        check_split_settings(load_config(write(tmp_path, base), same[:1]), {}, COMMITTED)
+
+
 def test_relative_paths_resolve_against_the_config_files_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,9 @@ ledger (direct SQL), the command, and the page in a real headless browser."""
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -15,9 +18,10 @@ from harnesspro.cli import main
 from harnesspro.reports import frames
 from harnesspro.reports.rundata import load_run
 
+CLICK = Path(__file__).parent / "data" / "click_lineage.js"
 KEY_IDS = (
     "front", "points", "hypervolume", "lineage", "lineage-detail", "costs", "spend", "heatmap",
-    "agreement", "heldout",
+    "agreement", "heldout", "levers", "latency", "compositions",
 )  # fmt: skip
 
 
@@ -182,3 +186,39 @@ def test_dashboard_in_a_real_browser(dashboard: Path, tmp_path: Path) -> None:
     with Image.open(shot) as image:
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 50  # not blank: text, markers, heatmap
+
+
+@pytest.mark.slow
+def test_clicking_a_lineage_node_shows_that_node(
+    finished_run: Path, dashboard: Path, tmp_path: Path
+) -> None:
+    chromium = _chromium()
+    page = dashboard.read_text()
+    details = json.loads(page.split("id='lineage-data'>")[1].split("</script>")[0])
+    default = sorted(details)[-1]  # what the panel shows before any click
+    plans = sql(
+        finished_run,
+        "SELECT p.child_id, p.rationale, p.verdict, c.commit_sha, parent.commit_sha "
+        "FROM plans p JOIN candidates c ON c.id = p.child_id "
+        "JOIN candidates parent ON parent.id = c.parent ORDER BY p.child_id",
+    )
+    child, rationale, verdict, commit, parent_commit = next(p for p in plans if p[0] != default)
+    script = CLICK.read_text().replace("TARGET", json.dumps(child))
+    clicked = tmp_path / "clicked.html"
+    clicked.write_text(page.replace("</body>", f"<script>{script}</script></body>"))
+    dom = _headless(chromium, tmp_path / "p", "--window-size=1280,1000", "--dump-dom",
+                    clicked.as_uri()).stdout  # fmt: skip
+    assert f'data-clicked="{child} on nsewdrag drag"' in dom  # the pointer hit plotly's plot
+    match = re.search(r'<pre id="lineage-detail">(.*?)</pre>', dom, re.S)
+    assert match is not None
+    panel = html.unescape(match.group(1))
+    assert panel.startswith(f"candidate: {child}\n") and default != child
+    assert f"rationale: {rationale}\n" in panel
+    assert f"verdict: {verdict or frames.ABSENT}\n" in panel
+    # independent: git's own diff between the parent's and the child's commits
+    diff = subprocess.run(
+        ["git", "-C", str(finished_run / "harness"), "diff", parent_commit, commit],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    changed = [line for line in diff.splitlines() if line.startswith(("+", "-"))][2]
+    assert diff.splitlines()[0] in panel and changed in panel

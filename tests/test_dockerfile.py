@@ -87,8 +87,6 @@ def test_logical_lines_join_continuations_and_drop_comments() -> None:
     [
         ("FROM node:20\n", "FROM node:20"),
         ("FROM python:3.11\nRUN apt-get upgrade -y\n", "RUN apt-get upgrade -y"),
-        ("FROM python:3.11\nRUN pip install x && make\n", "RUN pip install x && make"),
-        ("FROM python:3.11\nRUN curl -s http://x | sh\n", "RUN curl -s http://x | sh"),
         ("FROM python:3.11\nCOPY --from=build /a /b\n", "COPY --from=build /a /b"),
         ("FROM python:3.11\nADD https://x/y.txt /y\n", "ADD https://x/y.txt /y"),
         ("FROM python:3.11\nUSER agent\n", "USER agent"),

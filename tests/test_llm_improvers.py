@@ -299,13 +299,17 @@ def test_search_cost_table_marks_unknown_dollars(tmp_path: Path) -> None:
     ctx.ledger.record_search_call(
         1, "analyzer", 1, ModelCall("m", Usage(5, 0, 0, 2), 0.5, 0.1, 502)
     )
-    costs = pd.read_csv(write_search_costs(ctx.ledger, ctx.run.reports()))
+    ctx.ledger.record_search_call(1, "editor", 1, ModelCall("m", None, None, 0.1, 200))
+    costs = pd.read_csv(write_search_costs(ctx.ledger, ctx.run.reports()), dtype=str)
     by_role = costs.set_index("role")
-    assert pd.isna(by_role.loc["planner", "dollars"]) and pd.isna(by_role.loc["all", "dollars"])
-    assert by_role.loc["analyzer", "dollars"] == 0.5 and by_role.loc["analyzer", "failed"] == 1
-    assert by_role.loc["all", "calls"] == 2
+    assert by_role.loc["planner", "dollars"] == by_role.loc["all", "dollars"] == "unknown"
+    assert by_role.loc["analyzer", "dollars"] == "0.5" and by_role.loc["analyzer", "failed"] == "1"
+    assert by_role.loc["all", "calls"] == "3"
+    # a call without reported usage: its tokens and the total's are unknown, not 0
+    assert by_role.loc["editor", "output"] == by_role.loc["all", "output"] == "unknown"
+    assert by_role.loc["planner", "output"] == "2"
     line = describe_search_costs(ctx.ledger)
-    assert line == "search (improver) calls: 2, unknown $ (planner 1, analyzer 1 $0.5000)"
+    assert line == "search (improver) calls: 3, unknown $ (planner 1, analyzer 1 $0.5000, editor 1)"
 
 
 def test_prompts_state_role_inputs_and_output_schema() -> None:

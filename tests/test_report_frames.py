@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from harnesspro.records import Candidate, Score
+from harnesspro.reports import levers
 from harnesspro.reports.budget import budget_report, write_budget
 from harnesspro.reports.costs import epoch_costs, run_costs, write_csv
 from harnesspro.reports.money import dollars, relative
@@ -125,3 +126,47 @@ def test_budget_json_has_epochs_and_no_nan(tmp_path: Path) -> None:
     assert [e["epoch"] for e in data["epochs"]] == [0, 1]
     assert data["epochs"][1]["cumulative_rollouts"] == 4 + 2
     assert data["epochs"][0]["target_dollars"] is None
+
+
+def test_lever_and_latency_frames_for_the_dashboard() -> None:
+    plans = pd.DataFrame(
+        [
+            # child, mechanism (its catalog lever), levers named by a free plan, verdict
+            ("c001", "concise_prompt", "[]", "helped"),
+            ("c002", "free_edit", json.dumps(["prompt", "step cap"]), "hurt"),
+            ("c003", "compress_output", "[]", None),
+        ],
+        columns=["child_id", "mechanism", "levers", "verdict"],
+    )
+    tried = levers.with_untried(levers.lever_coverage(plans)).set_index("lever")
+    # prompt: c001 helped + c002 hurt; step cap: c002; context management: c003 unmeasured.
+    assert tried.loc["prompt", ["tried", "helped", "hurt"]].tolist() == [2, 1, 1]
+    assert tried.loc["context management", ["tried", "unmeasured"]].tolist() == [1, 1]
+    # Every lever of the list shows, the five never tried with 0: 3 of 8 were tried.
+    assert len(tried) == 8 and (tried["tried"] > 0).sum() == 3
+    assert tried.loc["reasoning effort"].sum() == 0
+    rollouts = pd.DataFrame(
+        [
+            ("c000", "t1", 1.0, 0.04, 30.0, "ok"),
+            ("c000", "t2", 0.0, 0.02, 10.0, "ok"),
+            ("c001", "t1", 1.0, 0.01, 6.0, "ok"),
+            ("c001", "t2", 1.0, 0.01, 4.0, "ok"),
+            ("c001", "t2", 1.0, 0.01, 500.0, "infra_error"),  # never in a score
+            ("c003", "t1", 1.0, None, 8.0, "ok"),  # unpriced: cost unknown
+        ],
+        columns=["candidate_id", "task_id", "pass", "cost", "latency_s", "status"],
+    ).assign(split="coreset")
+    table = levers.latency_with_verdicts(rollouts, plans, ["t1", "t2"]).set_index("candidate_id")
+    assert table.loc["c000", ["pass_rate", "latency_s", "change", "verdict"]].tolist() == [
+        0.5, 20.0, "—", "unmeasured",
+    ]  # fmt: skip
+    assert table.loc["c000", "cost_per_task"] == pytest.approx(0.03)
+    assert table.loc["c001", ["latency_s", "verdict"]].tolist() == [5.0, "helped"]
+    assert math.isnan(table.loc["c003", "cost_per_task"])
+    merge = {"child_id": "c004", "mechanism": "compress_output", "levers": "[]",
+             "verdict": "no effect", "note": "composer: merge of c001 + c003"}  # fmt: skip
+    more = rollouts.assign(candidate_id=rollouts["candidate_id"].replace("c000", "c004"))
+    merged = levers.latency_with_verdicts(more, pd.concat([plans, pd.DataFrame([merge])]), ["t1"])
+    assert merged.set_index("candidate_id").loc["c004", "change"] == (
+        "compress_output (composer merge)"
+    )

@@ -98,3 +98,33 @@ def test_retro_on_a_finished_run_plans_and_validates_without_rollouts(
     assert made  # at least one candidate passed the gates ...
     for folder in made:  # ... and is a valid harness on its own
         assert validate_harness(out / folder, seed_template()) == ""
+
+
+@pytest.mark.slow
+def test_retro_with_the_llm_improver_meters_its_calls(
+    finished_tiny_run: Path, tmp_path: Path
+) -> None:
+    # The scripted search model stands in for the improver model (no credentials needed).
+    def rollouts() -> int:
+        with sqlite3.connect(finished_tiny_run / "ledger.sqlite") as db:
+            return int(db.execute("SELECT count(*) FROM rollouts").fetchone()[0])
+
+    before = rollouts()
+    out = tmp_path / "retro"
+    args = ["retro", "--sessions", str(finished_tiny_run / "rollouts"), "--harness"]
+    assert main([*args, str(seed_template()), "--out", str(out), "--improver", "llm"]) == 0
+    assert rollouts() == before
+    report = json.loads((out / "retro.json").read_text())
+    assert report["fallbacks"] == {}  # every role answered as the model
+    with sqlite3.connect(out / "search.sqlite") as db:
+        roles = dict(db.execute("SELECT role, count(*) FROM search_calls GROUP BY 1").fetchall())
+    assert roles["analyzer"] >= 1 and roles["planner"] >= 1
+    # The llm planner may propose free-form changes; each was validated like any candidate.
+    made = [p["candidate"] for p in report["proposals"] if p["candidate"]]
+    assert made and len(report["proposals"]) == 3
+    for folder in made:
+        assert validate_harness(out / folder, seed_template()) == ""
+    # --config belongs to the llm improver only: one sentence, exit 2, nothing written.
+    unused = tmp_path / "unused"
+    assert main([*args, str(seed_template()), "--out", str(unused), "--config", "x.yaml"]) == 2
+    assert not unused.exists()

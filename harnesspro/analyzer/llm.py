@@ -4,6 +4,7 @@ candidate's G rollouts (and may drill into one trajectory) and returns diagnoses
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -43,6 +44,10 @@ class AnalyzerReply(BaseModel):
     """A rollout key whose trajectory excerpt the analyzer asks for (once)."""
 
 
+def _known(value: object) -> object:
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
 def known_kinds() -> list[str]:
     return sorted({kind for m in CATALOG.values() for kind in m.addresses})
 
@@ -62,7 +67,8 @@ def analyzer_inputs(traces: Sequence[Trace], candidate_id: str, inputs: Improver
         )
     return {
         "candidate": candidate_id,
-        "score": asdict(score) if score else None,
+        # an unknown cost or token count is null for the model, never NaN
+        "score": {k: _known(v) for k, v in asdict(score).items()} if score else None,
         "tasks": tasks,
         "clusters": [asdict(c) for c in clusters(traces)],
         "observed": [

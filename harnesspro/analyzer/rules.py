@@ -198,10 +198,10 @@ def clusters(traces: Sequence[Trace], min_tasks: int = 2) -> list[Cluster]:
     ]
 
 
-def token_parts(trace: Trace, events: list[Event]) -> dict[str, float]:
+def token_parts(trace: Trace, events: list[Event]) -> dict[str, float | None]:
     """Input tokens by part of the prompt, estimated: each call re-sends the earlier replies
     and tool results; what the measured input leaves over is the fixed prefix (system prompt,
-    task, tool schema)."""
+    task, tool schema), None when the measured input is unknown."""
     replies: dict[object, int] = Counter()
     for e in events:
         if e["type"] == "model_call":
@@ -216,10 +216,13 @@ def token_parts(trace: Trace, events: list[Event]) -> dict[str, float]:
     for k in range(len(calls)):
         history_replies += sum(replies[s] for s in calls[:k])
         history_results += sum(results[s] for s in calls[:k])
-    measured = trace.uncached_input + trace.cached_input
     replies_t, results_t = history_replies / CHARS_PER_TOKEN, history_results / CHARS_PER_TOKEN
+    prefix = None
+    if trace.uncached_input is not None and trace.cached_input is not None:
+        measured = trace.uncached_input + trace.cached_input
+        prefix = max(0.0, measured - replies_t - results_t)
     return {
-        "prefix": max(0.0, measured - replies_t - results_t),
+        "prefix": prefix,
         "replies": replies_t,
         "tool_results": results_t,
     }
@@ -241,13 +244,20 @@ class TaskStats:
     timeouts: float
     empty_submissions: float
     cached_share: float | None
-    output_tokens: float
-    input_tokens_by_part: dict[str, float]
+    output_tokens: float | None
+    """None when any rollout's usage is unknown (the provider reported none)."""
+    input_tokens_by_part: dict[str, float | None]
     statuses: tuple[str, ...]
 
 
 def _mean(values: Sequence[float]) -> float:
     return round(sum(values) / len(values), 2) if values else 0.0
+
+
+def _known_mean(values: Sequence[float | None]) -> float | None:
+    """The mean, or None when any value is unknown (never a mean of the known ones)."""
+    known = [v for v in values if v is not None]
+    return _mean(known) if len(known) == len(values) else None
 
 
 def task_stats(traces: Sequence[Trace]) -> list[TaskStats]:
@@ -281,8 +291,8 @@ def task_stats(traces: Sequence[Trace]) -> list[TaskStats]:
                 ),
                 empty_submissions=_mean([empty_submissions(ev) for _, ev in per]),
                 cached_share=round(sum(shares) / len(shares), 3) if shares else None,
-                output_tokens=_mean([t.output_tokens for t in group]),
-                input_tokens_by_part={k: _mean([p[k] for p in parts]) for k in parts[0]},
+                output_tokens=_known_mean([t.output_tokens for t in group]),
+                input_tokens_by_part={k: _known_mean([p[k] for p in parts]) for k in parts[0]},
                 statuses=tuple(sorted({t.status for t in group})),
             )
         )

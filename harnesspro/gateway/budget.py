@@ -21,7 +21,8 @@ class RolloutBudget(BaseModel):
     max_calls: int | None = Field(None, ge=1)
     """Model calls."""
     max_tokens: int | None = Field(None, ge=1)
-    """Input + output tokens over all calls."""
+    """Input + output tokens over all calls; a call whose answer reported no usage counts an
+    estimate, four characters per token of its request and reply (`usage.estimated_tokens`)."""
     max_dollars: float | None = Field(None, gt=0)
     """Dollars over all calls (ignored when the model is unpriced)."""
 

@@ -31,19 +31,26 @@ OK_TOKENS = 1230  # OK's usage: 1200 prompt tokens (1024 of them cached) + 30 co
 
 
 class FakeProvider:
-    """Answers each request with the next scripted behaviour, then with OK.
+    """Answers each request with the next scripted behaviour, then with `default` (OK).
 
     Behaviours: ("ok",), ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
     ("stream",) - a streamed answer whose last chunk carries usage, ("no_choices",) - a 200
-    answer with usage but no choices, ("cut",) - a stream cut off before its usage chunk.
+    answer with usage but no choices, ("no_usage",) - a 200 answer without a usage object,
+    ("cut",) - a stream cut off before its usage chunk,
+    ("stream_no_usage",) - a complete stream with no usage chunk at all (llama-cpp-python's
+    server sends none, whatever `stream_options` asks).
 
     `served_tokens` counts the tokens of every answer that reported usage, as a provider
     would bill them; `unmetered` counts answers that were billed without a readable usage
     (malformed, cut off).
     """
 
-    def __init__(self, behaviours: list[tuple[Any, ...]]) -> None:
+    def __init__(
+        self, behaviours: list[tuple[Any, ...]], default: tuple[Any, ...] = ("ok",)
+    ) -> None:
         self.behaviours = list(behaviours)
+        self.default = default
+        """The behaviour once the scripted ones are used up."""
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.served_tokens = 0
@@ -72,7 +79,7 @@ class FakeProvider:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 provider.requests.append(body)
                 provider.headers.append({k.lower(): v for k, v in self.headers.items()})
-                kind = provider.behaviours.pop(0) if provider.behaviours else ("ok",)
+                kind = provider.behaviours.pop(0) if provider.behaviours else provider.default
                 getattr(self, f"_{kind[0]}")(*kind[1:])
 
             def _send(
@@ -88,6 +95,10 @@ class FakeProvider:
             def _ok(self) -> None:
                 bill(OK_TOKENS)
                 self._send(200, json.dumps(OK).encode())
+
+            def _no_usage(self) -> None:
+                bill(unmetered=1)
+                self._send(200, json.dumps({k: v for k, v in OK.items() if k != "usage"}).encode())
 
             def _no_choices(self) -> None:
                 bill(OK_TOKENS)
@@ -117,8 +128,14 @@ class FakeProvider:
             def _hang(self, seconds: float) -> None:
                 time.sleep(seconds)
 
-            def _stream(self) -> None:
-                bill(OK_TOKENS)
+            def _stream_no_usage(self) -> None:
+                self._stream(usage=False)
+
+            def _stream(self, usage: bool = True) -> None:
+                if usage:
+                    bill(OK_TOKENS)
+                else:
+                    bill(unmetered=1)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")
@@ -137,7 +154,8 @@ class FakeProvider:
                     }
                     self.wfile.write(f"data: {json.dumps({**base, **delta})}\n\n".encode())
                     self.wfile.flush()
-                final = {**base, "choices": [], "usage": OK["usage"]}
+                stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                final = {**base, "choices": [], "usage": OK["usage"]} if usage else {**base, **stop}
                 self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
                 self.close_connection = True
 
@@ -150,8 +168,11 @@ class FakeProvider:
 
 
 @contextmanager
-def fake_provider(behaviours: list[tuple[Any, ...]]) -> Iterator[FakeProvider]:
-    provider = FakeProvider(behaviours)
+def fake_provider(
+    behaviours: list[tuple[Any, ...]], default: tuple[Any, ...] = ("ok",)
+) -> Iterator[FakeProvider]:
+    """A fake provider serving on loopback while the block runs."""
+    provider = FakeProvider(behaviours, default)
     thread = threading.Thread(target=provider.server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -25,10 +25,11 @@ from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.gateway.shape import request_shape
 from harnesspro.gateway.streaming import sse
 from harnesspro.gateway.upstream import Upstream
-from harnesspro.gateway.usage import normalise_usage
+from harnesspro.gateway.usage import estimated_tokens, normalise_usage
 from harnesspro.records import ModelCall, Usage
 
 T = TypeVar("T")
+USAGE_PARTS = ("uncached_input", "cached_input", "cache_write", "output", "reasoning")
 BUDGET_STATUS = 402  # not retried by OpenAI clients, unlike 429
 
 
@@ -112,7 +113,7 @@ class Gateway:
         with self._lock:
             # A call still waiting on the upstream may be billed: its spend is unknown.
             for _ in range(self.in_flight):
-                call = ModelCall(self.model, Usage(), None, 0.0, 0, 0)
+                call = ModelCall(self.model, None, None, 0.0, 0, 0)
                 self.calls.append(call)
                 self.log.append(json.dumps({"token": "in-flight", **call_fields(call)}))
             self._closed = True
@@ -129,7 +130,7 @@ class Gateway:
             return 400, _error("the body must be a JSON object with `messages`", "invalid_request")
         exhausted = account.spent.over(self.budget)
         if exhausted:
-            self._record(token, Usage(), 0.0, BUDGET_STATUS, 0)
+            self._record(token, Usage(), 0.0, BUDGET_STATUS, 0)  # never sent: nothing billed
             return BUDGET_STATUS, _error(f"budget_exhausted: {exhausted}", "budget_exhausted")
         return account
 
@@ -148,15 +149,21 @@ class Gateway:
         except UpstreamError as exc:
             elapsed = time.monotonic() - started
             status = _status(exc)
-            self._record(token, failed.usage, elapsed, status, exc.retries, not failed.unknown)
+            spent = None if failed.unknown else failed.usage
+            self._record(token, spent, elapsed, status, exc.retries, body)
             return status, _error(f"upstream failed: {exc}", "upstream_error")
         finally:
             self._end()
-        usage = failed.usage + normalise_usage(response.get("usage"))
+        reported = response.get("usage")
+        # An answer without a usage object was billed for tokens nobody counted: unknown.
+        usage = None
+        if not failed.unknown and isinstance(reported, dict):
+            usage = failed.usage + normalise_usage(reported)
         elapsed = time.monotonic() - started
-        self._record(token, usage, elapsed, 200, retries, not failed.unknown, body)
+        message = first_message(response)
+        self._record(token, usage, elapsed, 200, retries, body, message)
         with self._lock:
-            self.chat_log.add(token, body, first_message(response))
+            self.chat_log.add(token, body, message)
         return 200, response
 
     def _begin(self) -> None:
@@ -201,31 +208,34 @@ class Gateway:
         yield sse(None)
         # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
         known = not failed.unknown and (usage is not None or status != 200)
-        total = failed.usage + (usage or Usage())
-        self._record(token, total, time.monotonic() - started, status, retries, known, body)
+        total = failed.usage + (usage or Usage()) if known else None
+        message = assemble(seen)
+        self._record(token, total, time.monotonic() - started, status, retries, body, message)
         if status == 200:
             with self._lock:
-                self.chat_log.add(token, body, assemble(seen))
+                self.chat_log.add(token, body, message)
 
     def _record(
         self,
         token: str,
-        usage: Usage,
+        usage: Usage | None,
         latency: float,
         status: int,
         retries: int,
-        known: bool = True,
         shape: dict[str, Any] | None = None,
+        reply: dict[str, Any] | None = None,
     ) -> None:
-        """Meter one call; `shape` is the request, logged as digests (`request_shape`)."""
-        cost = None if self.price is None or not known else cost_of(usage, self.price)
+        """Meter one call (`usage` None = unknown); `shape` is the request, logged as digests
+        (`request_shape`). An unknown usage is charged to the token budget as an estimate from
+        the request and `reply` (`estimated_tokens`), so a runaway rollout still stops."""
+        cost = None if self.price is None or usage is None else cost_of(usage, self.price)
         call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
             if self._closed:
                 return  # counted as in flight (unknown) when the gateway closed
             spent = self.accounts[token].spent
             spent.calls += status != BUDGET_STATUS
-            spent.tokens += usage.total
+            spent.tokens += usage.total if usage else estimated_tokens(shape, reply)
             spent.dollars += cost or 0.0
             self.calls.append(call)
             line = {"token": token[:8], **call_fields(call)}
@@ -273,11 +283,8 @@ def call_fields(call: ModelCall) -> dict[str, Any]:
         "retries": call.retries,
         "latency_s": round(call.latency_s, 4),
         "cost": call.cost,
-        "uncached_input": usage.uncached_input,
-        "cached_input": usage.cached_input,
-        "cache_write": usage.cache_write,
-        "output": usage.output,
-        "reasoning": usage.reasoning,
+        # unknown usage is null in every part, never 0
+        **{part: None if usage is None else getattr(usage, part) for part in USAGE_PARTS},
     }
 
 

@@ -1,10 +1,13 @@
-"""Normalise provider usage objects into `Usage` (absent fields are 0, never None)."""
+"""Normalise provider usage objects into `Usage` (absent fields of a reported usage are 0), and
+estimate what an answer without a usage costs, for the rollout's token budget only."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from harnesspro.gateway.upstream import count_tokens
 from harnesspro.records import Usage
 
 
@@ -31,3 +34,12 @@ def normalise_usage(raw: Mapping[str, Any] | None) -> Usage:
         output=_int(raw.get("completion_tokens")),
         reasoning=_int(output_details.get("reasoning_tokens")),
     )
+
+
+def estimated_tokens(request: Mapping[str, Any] | None, reply: Mapping[str, Any] | None) -> int:
+    """Tokens a call without reported usage is charged against the rollout's token budget:
+    the request's tools and messages plus the reply, at four characters per token. Only the
+    budget counts it (a runaway rollout still stops); records keep the tokens unknown."""
+    request = request or {}
+    text = json.dumps(request.get("tools") or []) + json.dumps(request.get("messages") or [])
+    return count_tokens(text + json.dumps(reply or {}))

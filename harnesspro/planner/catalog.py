@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
 from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, blend
 from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
@@ -120,11 +120,11 @@ def plan_for(
 
 def check_prediction(plan: Plan, parent: Score, child: Score) -> tuple[float, float, bool]:
     """Measured (d_pass, relative d_cost) and whether the predicted directions held; when a
-    cost is unknown (unpriced model) tokens per task stand in for it."""
+    cost is unknown (unpriced model) tokens per task stand in for it, and model calls per task
+    when token counts are unknown too (`harnesspro.cost_axis`)."""
     d_pass = child.pass_rate - parent.pass_rate
-    before, after = parent.cost_per_task, child.cost_per_task
-    if math.isnan(before) or math.isnan(after):
-        before, after = parent.tokens_per_task, child.tokens_per_task
+    axis = axis_of({"parent": parent, "child": child})
+    before, after = value_on(parent, axis), value_on(child, axis)
     d_cost = after / before - 1 if before else 0.0
     cost_held = (d_cost <= 0) == (plan.predicted_cost <= 0)
     pass_held = d_pass >= min(plan.predicted_pass, 0.0) - 0.05

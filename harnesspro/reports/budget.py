@@ -121,7 +121,7 @@ def describe(report: BudgetReport) -> list[str]:
 
     def amount(name: str, value: float | None) -> str:
         if value is None or math.isnan(value):
-            return "unknown (unpriced model)"
+            return "unknown (unpriced model, or no usage reported)"
         return f"${value:.4f}" if name.endswith("dollars") else f"{value:,.0f}"
 
     lines = [

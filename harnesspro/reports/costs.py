@@ -1,6 +1,8 @@
 """Cost reports as frames: per epoch (candidates, the epoch's total, the running total and the
 seed's baseline) and per run (target and search accounts by epoch, cumulative). Pure data from
-ledger tables; an unknown cost (an unpriced model) stays NaN here and is written as `unknown`.
+ledger tables; an unknown cost (an unpriced model) stays NaN here and is written as `unknown`,
+and so do unknown token counts (NULL in the ledger: the provider reported no usage): a group
+with any unknown rollout has unknown totals, never a partial sum.
 
 Two per-unit figures, named for what they divide by: `dollars_per_rollout` (one attempt at
 one task: what the Pareto plot calls cost per task) and `dollars_per_task` (every attempt a
@@ -14,22 +16,28 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.metrics import TOKEN_COLUMNS
+from harnesspro.metrics import TOKEN_COLUMNS, known_sum, row_tokens
 
 PARTS = [*TOKEN_COLUMNS, "reasoning"]
+COUNTS = [*PARTS, "tokens"]
+"""Token columns: written as whole numbers, or `unknown`."""
 UNKNOWN = "unknown"
 
 
-def known_sum(costs: pd.Series) -> float:
-    """The sum, or NaN when any cost is unknown: a partial sum would read as a total."""
-    return float(costs.sum()) if costs.notna().all() else math.nan
+def _parts(frame: pd.DataFrame) -> dict[str, float]:
+    """Each token part's sum and their total; NaN (unknown) where any rollout's is unknown."""
+    return {
+        **{part: known_sum(frame[part]) for part in PARTS},
+        "tokens": known_sum(row_tokens(frame)),
+    }
 
 
 def _row(scope: str, epoch: object, candidate: str, split: str, group: pd.DataFrame) -> dict:
     counted = group[group["status"] != "infra_error"]
     dollars = known_sum(counted["cost"])
     rollouts, tasks = len(counted), counted["task_id"].nunique()
-    tokens = float(counted[TOKEN_COLUMNS].sum().sum())
+    parts = _parts(counted)
+    tokens = parts["tokens"]
     return {
         "scope": scope,
         "epoch": epoch,
@@ -37,8 +45,7 @@ def _row(scope: str, epoch: object, candidate: str, split: str, group: pd.DataFr
         "split": split,
         "rollouts": rollouts,
         "tasks": tasks,
-        **{part: int(counted[part].sum()) for part in PARTS},
-        "tokens": int(tokens),
+        **parts,
         "dollars": dollars,
         "dollars_per_task": dollars / tasks if tasks else math.nan,
         "dollars_per_rollout": dollars / rollouts if rollouts else math.nan,
@@ -74,8 +81,7 @@ def _account(label: str, epoch: object, frame: pd.DataFrame, unit: str) -> dict:
         "epoch": epoch,
         "account": label,
         unit: len(frame),
-        **{part: int(frame[part].sum()) for part in PARTS},
-        "tokens": int(frame[TOKEN_COLUMNS].sum().sum()),
+        **_parts(frame),
         "dollars": known_sum(frame["cost"]),
     }
 
@@ -102,18 +108,22 @@ def run_costs(rollouts: pd.DataFrame, search_calls: pd.DataFrame) -> pd.DataFram
     # A NaN anywhere above poisons the running sum: once unknown, unknown from there on.
     table["cumulative_dollars"] = table["dollars"].cumsum(skipna=False)
     total: dict[str, object] = {"epoch": "total", "account": "all"}
-    total.update({c: table[c].sum() for c in ["count", *PARTS, "tokens"]})
+    total["count"] = table["count"].sum()
+    total.update({c: known_sum(table[c]) for c in COUNTS})
     total["dollars"] = known_sum(table["dollars"])
     total["cumulative_dollars"] = total["dollars"]
     return pd.concat([table, pd.DataFrame([total])], ignore_index=True)
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
-    """Write a cost frame; unknown dollars are written as `unknown`, never 0 or empty."""
+    """Write a cost frame; unknown dollars and token counts are written as `unknown`, never 0
+    or empty."""
     path.parent.mkdir(parents=True, exist_ok=True)
     out = frame.copy()
-    for column in [c for c in out.columns if "dollars" in c]:
+    for column in [c for c in out.columns if "dollars" in c or c == "tokens_per_rollout"]:
         out[column] = out[column].map(lambda v: UNKNOWN if pd.isna(v) else v)
+    for column in [c for c in out.columns if c in COUNTS]:
+        out[column] = out[column].map(lambda v: UNKNOWN if pd.isna(v) else int(v))
     out.to_csv(path, index=False)
     return path
 

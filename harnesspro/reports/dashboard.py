@@ -16,7 +16,7 @@ from plotly.offline import get_plotlyjs
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports import figures, frames
 from harnesspro.reports.agreement import agreement_by_split
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.reports.rundata import RunData, load_run
 
 DIFF_CAP = 20_000  # characters of a candidate's diff kept in the page
@@ -99,7 +99,8 @@ def _front_table(front: pd.DataFrame) -> pd.DataFrame:
             "mechanism": last["mechanism"],
             "pass": [_pct(p) for p in last["pass_rate"]],
             "$/task": [dollars(c) for c in last["cost_per_task"]],
-            "tokens/task": [f"{t:,.0f}" for t in last["tokens_per_task"]],
+            "tokens/task": [tokens(t).removesuffix(" tokens") for t in last["tokens_per_task"]],
+            "calls/task": [f"{c:.1f}" for c in last["calls_per_task"]],
         }
     )
 
@@ -144,6 +145,53 @@ def _agreement_table(data: RunData) -> str:
     return _table(pd.DataFrame(rows), "agreement")
 
 
+def _dash(value: object) -> str:
+    return value if isinstance(value, str) and value else "—"
+
+
+def _compositions_table(composed: pd.DataFrame) -> str:
+    if composed.empty:
+        return '<p id="compositions">No composer outcome (evolution.composer is off).</p>'
+    shown = pd.DataFrame(
+        {
+            "epoch": composed["epoch"],
+            "parent": composed["parent_id"],
+            "outcome": composed["outcome"],
+            "children": [" + ".join(json.loads(c)) or "—" for c in composed["children"]],
+            "merged": [_dash(m) for m in composed["candidate_id"]],
+            "merged verdict": [_dash(v) for v in composed["merged_verdict"]],
+            "next epoch expands": composed["carries"],
+            "why": composed["why"],
+        }
+    )
+    caption = "<p>Composer outcomes; the next epoch expands what each carries.</p>"
+    return caption + _table(shown, "compositions")
+
+
+def _levers_section(data: RunData) -> str:
+    """Levers tried with their verdicts, latency beside pass rate and cost, composer outcomes."""
+    tried = frames.levers_tried(data)
+    used = int((tried["tried"] > 0).sum())
+    late = frames.latency(data)
+    shown = pd.DataFrame(
+        {
+            "candidate": late["candidate_id"],
+            "change": late["change"],
+            "verdict": late["verdict"],
+            "pass (coreset)": [_pct(p) for p in late["pass_rate"]],
+            "$/task": [dollars(c) for c in late["cost_per_task"]],
+            "latency s/rollout": ["—" if math.isnan(x) else f"{x:.1f}" for x in late["latency_s"]],
+        }
+    )
+    return (
+        f"<p id='lever-count'>{used} of {len(tried)} levers tried.</p>"
+        + _table(tried, "levers")
+        + "<p>Latency is the harness's wall time per rollout; grading is not included.</p>"
+        + _table(shown, "latency")
+        + _compositions_table(frames.compositions(data))
+    )
+
+
 def _figure(fig: Any, element_id: str) -> str:
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=element_id))
 
@@ -168,6 +216,7 @@ def render(data: RunData) -> str:
          else '<p id="heatmap">No scored rollout yet.</p>'),
         ("Synthesized vs official tests (failure = positive)", _agreement_table(data)),
         ("Held-out evaluation (test split, official tests)", _held_out_table(frames.held_out(data))),  # noqa: E501
+        ("Levers tried, latency and composer", _levers_section(data)),
     ]  # fmt: skip
     body = "".join(f"<section><h2>{escape(t)}</h2>{html}</section>" for t, html in sections)
     title = f"HarnessPro run {data.name}"

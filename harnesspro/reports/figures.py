@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from harnesspro.cost_axis import UNITS
 from harnesspro.reports.pareto_plot import front_layout, front_traces
 
 DIRECTIVE_COLOURS = {
@@ -17,7 +18,7 @@ DIRECTIVE_COLOURS = {
     "performance-first": "#cc79a7",
 }
 TOKEN_PARTS = {"uncached_input": "#4c72b0", "cached_input": "#8fb0dd", "output": "#dd8452"}
-UNPRICED = "unknown (unpriced model)"
+UNPRICED = "unknown (unpriced model, or no usage reported)"
 
 
 def front_figure(front: pd.DataFrame, level: float) -> go.Figure:
@@ -59,11 +60,11 @@ def hypervolume_figure(hv: pd.DataFrame) -> go.Figure:
     """Hypervolume per epoch, against the reference point fixed at epoch 0."""
     fig = go.Figure(go.Scatter(x=hv["epoch"], y=hv["hypervolume"], mode="lines+markers"))
     ref = hv["ref_cost"].iloc[0] if not hv.empty else None
-    unit = "tokens/task" if not hv.empty and hv["axis"].iloc[0] == "tokens" else "$/task"
+    unit = UNITS[hv["axis"].iloc[0]] if not hv.empty else UNITS["dollars"]
     if ref is None or pd.isna(ref):
         where = "none yet"
     else:
-        where = f"pass 0, {ref:,.0f} {unit}" if unit == "tokens/task" else f"pass 0, ${ref:.4f}"
+        where = f"pass 0, ${ref:.4f}" if unit == UNITS["dollars"] else f"pass 0, {ref:,.1f} {unit}"
     fig.update_layout(
         title=f"Hypervolume per epoch (reference point fixed at epoch 0: {where})",
         xaxis={"title": "epoch", "dtick": 1},
@@ -128,6 +129,22 @@ def cost_figure(costs: pd.DataFrame) -> go.Figure:
     ]
     for part, colour in TOKEN_PARTS.items():
         fig.add_trace(go.Bar(x=labels, y=costs.get(part, []), name=part, marker_color=colour), 1, 1)
+    unknown = [pd.isna(t) for t in costs.get("tokens", [])]
+    if any(unknown):  # a bar left out, named, rather than drawn as 0
+        fig.add_trace(
+            go.Bar(
+                x=[x for x, u in zip(labels, unknown, strict=True) if u],
+                y=[0] * sum(unknown),
+                name="tokens unknown (no usage reported)",
+                text=["unknown"] * sum(unknown),
+                textposition="outside",
+                hovertext=["tokens unknown"] * sum(unknown),
+                hoverinfo="text",
+                marker_color="#cccccc",
+            ),
+            1,
+            1,
+        )
     known = [None if pd.isna(d) else d for d in costs.get("dollars", [])]
     fig.add_trace(
         go.Bar(
@@ -148,7 +165,7 @@ def cost_figure(costs: pd.DataFrame) -> go.Figure:
         barmode="stack",
         height=420,
     )
-    fig.update_yaxes(title_text="$ (unknown = unpriced model)", row=1, col=2)
+    fig.update_yaxes(title_text="$ (unknown = unpriced model or no usage reported)", row=1, col=2)
     return fig
 
 

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from harnesspro.atomic import atomic_path, write_text_atomic
 from harnesspro.evaluate import FinalReport
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 
 
 def _clean(value: object) -> object:
@@ -82,7 +82,7 @@ def final_table(report: FinalReport) -> Table:
             _ci(*h.pass_rate_ci),
             _pct(h.pass_at_k),
             dollars(h.cost_per_task),
-            f"{h.tokens_per_task:,.0f}",
+            tokens(h.tokens_per_task).removesuffix(" tokens"),
             f"{h.latency_s:.2f}",
             _gain(h.gain),
             h.versus_seed,

@@ -9,8 +9,10 @@ from typing import Any
 import pandas as pd
 
 from harnesspro import pareto
+from harnesspro.composition import composition_table
 from harnesspro.metrics import candidate_scores
 from harnesspro.records import Candidate
+from harnesspro.reports import levers
 from harnesspro.reports.budget import per_epoch
 from harnesspro.reports.costs import run_costs, with_split
 from harnesspro.reports.pareto_plot import front_frame
@@ -234,3 +236,20 @@ def held_out(data: RunData) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def levers_tried(data: RunData) -> pd.DataFrame:
+    """Per lever: plans that touched it and their verdicts; untried levers with 0."""
+    return levers.with_untried(levers.lever_coverage(data.plans))
+
+
+def latency(data: RunData) -> pd.DataFrame:
+    """Per candidate on the coreset: pass rate, cost and latency (grading excluded), verdict."""
+    return levers.latency_with_verdicts(data.rollouts, data.plans, data.coreset)
+
+
+def compositions(data: RunData) -> pd.DataFrame:
+    """The composer's outcomes with the merged candidate's verdict and what each carries."""
+    if data.compositions.empty:
+        return data.compositions
+    return composition_table(data.compositions, data.plans)

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.metrics import TOKEN_COLUMNS
-from harnesspro.reports.costs import known_sum
+from harnesspro.metrics import known_sum, row_tokens
 from harnesspro.reports.dashboard import STYLE, write_atomic, write_dashboard
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.reports.rundata import RunData, load_run
 
 MODE_RANK = {"lite": 0, "medium": 1, "heavy": 2}
@@ -25,7 +24,7 @@ def run_row(data: RunData) -> dict[str, str]:
     improver = known_sum(data.search_calls["cost"])
     last = data.selections[data.selections["epoch"] == data.selections["epoch"].max()]
     last = last.sort_values("mode", key=lambda m: m.map(MODE_RANK).fillna(9))
-    tokens = int(search[TOKEN_COLUMNS].sum().sum())
+    counted = known_sum(row_tokens(search))
     points = ", ".join(
         f"{r['mode']} {r['candidate_id']} ({r['pass_rate']:.0%}, "
         f"{dollars(None if pd.isna(r['cost']) else r['cost'])}/task)"
@@ -37,7 +36,7 @@ def run_row(data: RunData) -> dict[str, str]:
         "status": data.meta.get("status", "running")
         + (f" (stopped early: {data.meta['stopped']})" if "stopped" in data.meta else ""),
         "epochs finished": str(finished),
-        "target spend": f"{dollars(spent)} ({len(search):,} rollouts, {tokens:,} tokens)",
+        "target spend": f"{dollars(spent)} ({len(search):,} rollouts, {tokens(counted)})",
         "search spend": dollars(improver) if not data.search_calls.empty else "none",
         "operating points": points or "—",
     }

@@ -7,6 +7,7 @@
   exploration of levers correlated with higher gain in the benchmark study). A catalog plan
   touches its mechanism's lever; a free plan the levers it names.
 
+`with_untried` and `latency_with_verdicts` prepare the same data for the dashboard.
 `write_lever_reports` writes reports/latency.csv and reports/levers.csv.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.metrics import on_split, scored
 
 VERDICTS = ("helped", "hurt", "no effect", "confounded", "unmeasured")
@@ -75,6 +76,41 @@ def lever_coverage(plans: pd.DataFrame) -> pd.DataFrame:
         table.rename_axis("lever")
         .reset_index()
         .sort_values(["tried", "lever"], ascending=[False, True])
+    )
+
+
+def with_untried(coverage: pd.DataFrame) -> pd.DataFrame:
+    """The coverage plus every lever of the catalog's list never tried (all counts 0), after
+    the tried ones: what the search left unexplored is visible too."""
+    missing = [lever for lever in LEVERS if lever not in set(coverage["lever"])]
+    untried = pd.DataFrame(
+        [{"lever": lever, "tried": 0, **dict.fromkeys(VERDICTS, 0)} for lever in missing],
+        columns=["lever", "tried", *VERDICTS],
+    )
+    frames = [f for f in (coverage, untried) if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else untried
+
+
+def _change(plan: Mapping[Any, Any]) -> str:
+    merged = str(plan.get("note") or "").startswith("composer")
+    return f"{plan['mechanism']} (composer merge)" if merged else str(plan["mechanism"])
+
+
+def latency_with_verdicts(
+    rollouts: pd.DataFrame, plans: pd.DataFrame, task_ids: Iterable[str]
+) -> pd.DataFrame:
+    """`candidate_latency` on the coreset, with the change and verdict of the plan that made
+    each candidate ("—" and "unmeasured" without one, e.g. the seed)."""
+    table = candidate_latency(rollouts, task_ids, "coreset")
+    made = {
+        str(r["child_id"]): (_change(r), r.get("verdict"))
+        for r in plans.to_dict("records")
+        if isinstance(r.get("child_id"), str)
+    }
+    change = [made.get(str(c), ("—", None)) for c in table["candidate_id"]]
+    return table.assign(
+        change=[m for m, _ in change],
+        verdict=[v if isinstance(v, str) else "unmeasured" for _, v in change],
     )
 
 

@@ -23,3 +23,10 @@ def relative(change: float | None) -> str:
 def share(value: float | None) -> str:
     """`0.40`, or `unknown` (e.g. P(non-dominated) when costs are unknown)."""
     return "unknown" if value is None or math.isnan(value) else f"{value:.2f}"
+
+
+def tokens(value: float | None) -> str:
+    """`12,345 tokens`, or `unknown tokens` when the provider reported no usage."""
+    if value is None or math.isnan(value):
+        return "unknown tokens"
+    return f"{value:,.0f} tokens"

@@ -5,7 +5,8 @@ filtered front), below the seed's pass rate, or dominated. The seed is a star; l
 heavy are ringed and labelled; every other point is named on hover and in the side table, so
 labels never pile up. The front is a step line: between two front points only the cheaper
 one's pass rate is reachable. When any cost is unknown (an unpriced model) the x axis is
-tokens per task for every candidate, and says so.
+tokens per task for every candidate, or model calls per task when token counts are unknown
+too (`harnesspro.cost_axis`), and says so.
 """
 
 from __future__ import annotations
@@ -19,22 +20,18 @@ import plotly.graph_objects as go
 
 from harnesspro import pareto
 from harnesspro.atomic import atomic_path
+from harnesspro.cost_axis import TITLES, axis_of, value_on
 from harnesspro.records import Candidate, Score
-from harnesspro.reports.money import dollars
+from harnesspro.reports.money import dollars, tokens
 from harnesspro.uncertainty import Uncertainty
 
 NAN = float("nan")
 ROLES = ("survivor", "below seed", "dominated")
 ROLE_COLOURS = {"survivor": "#1f77b4", "below seed": "#9e9e9e", "dominated": "#e69f00"}
 MODE_ORDER = ("lite", "medium", "heavy")
-DOLLAR_AXIS = "cost per task ($, mean over rollouts)"
-TOKEN_AXIS = "tokens per task (cost unknown: unpriced model)"
-
-
-def axis_of(scores: Mapping[str, Score]) -> str:
-    """`dollars` when every candidate's cost is known, else `tokens` for all of them."""
-    known = all(math.isfinite(s.cost_per_task) for s in scores.values())
-    return "dollars" if known else "tokens"
+DOLLAR_AXIS = TITLES["dollars"]
+TOKEN_AXIS = TITLES["tokens"]
+CALL_AXIS = TITLES["calls"]
 
 
 def roles(frame: pd.DataFrame, seed_id: str) -> list[str]:
@@ -78,8 +75,9 @@ def front_frame(
                 "cost_lo": u.cost_ci[0] if u else NAN,
                 "cost_hi": u.cost_ci[1] if u else NAN,
                 "tokens_per_task": s.tokens_per_task,
+                "calls_per_task": s.calls_per_task,
                 "axis": axis,
-                "x": s.cost_per_task if dollar else s.tokens_per_task,
+                "x": value_on(s, axis),
                 "x_lo": (u.cost_ci[0] if u else NAN) if dollar else NAN,
                 "x_hi": (u.cost_ci[1] if u else NAN) if dollar else NAN,
                 "p_nondominated": u.p_nondominated if u else NAN,
@@ -116,7 +114,7 @@ def hover_text(row: pd.Series, level: float) -> str:
         f"pass {row['pass_rate']:.1%}"
         + (f" [{row['pass_lo']:.1%}, {row['pass_hi']:.1%}] {ci}" if _known(row["pass_lo"]) else ""),
         cost,
-        f"{row['tokens_per_task']:,.0f} tokens/task",
+        f"{tokens(row['tokens_per_task'])}/task, {row['calls_per_task']:.1f} model calls/task",
     ]
     if _known(row["p_nondominated"]):
         lines.append(f"P(non-dominated) {row['p_nondominated']:.2f}")
@@ -206,9 +204,9 @@ def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) ->
 
 def x_title(frame: pd.DataFrame) -> str:
     """The x axis says which quantity it shows."""
-    if not frame.empty and (frame["axis"] == "tokens").any():
-        return TOKEN_AXIS
-    return DOLLAR_AXIS
+    if frame.empty:
+        return DOLLAR_AXIS
+    return TITLES[frame["axis"].iloc[0]]
 
 
 def front_layout(fig: go.Figure, frame: pd.DataFrame, title: str, level: float) -> None:

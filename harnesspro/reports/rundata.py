@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,8 @@ class RunData:
     config: RunConfig | None
     final: dict[str, Any] | None
     """reports/final.json (the held-out evaluation), None before it ran."""
+    compositions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """The composer's outcomes (empty when it is off)."""
 
     @property
     def name(self) -> str:
@@ -75,6 +77,7 @@ def load_run(root: Path) -> RunData:
             ledger.finished_epochs(),
             ledger.search_calls(),
         )
+        compositions = ledger.compositions()
     finally:
         ledger.close()
     splits = _json(root / "splits.json") or {}
@@ -85,4 +88,5 @@ def load_run(root: Path) -> RunData:
         coreset=tuple(splits.get("coreset", [])),
         config=_config(root),
         final=_json(root / "reports" / "final.json"),
+        compositions=compositions,
     )

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harnesspro.gateway.chatlog import conversation
-from harnesspro.records import Trace, Usage
+from harnesspro.records import Trace, Usage, total_usage
 
 FENCE = re.compile(r"```(?:bash|sh)?\n(.*?)```", re.S)
 OUTPUT_CHARS = 2000  # what the seed harness keeps of a tool result in its trajectory
@@ -39,7 +39,8 @@ class Session:
     """A digest of the first user message: sessions of the same task share it."""
     instruction: str
     trajectory: str
-    usage: Usage
+    usage: Usage | None
+    """None when the source keeps no token counts or a call reported none: unknown, not 0."""
     cost: float | None
     n_calls: int
     passed: bool | None
@@ -49,9 +50,11 @@ class Session:
     def trace(self) -> Trace:
         """As an analyzer trace; an unknown verdict is carried as a pass, and the analysis
         drops the verdict-based diagnoses of such sessions (see `retro.run`)."""
+        u = self.usage
         return Trace(
             self.key, "retro", self.task_id, self.passed is not False, self.trajectory,
-            self.usage.output, self.n_calls, self.usage.uncached_input, self.usage.cached_input,
+            None if u is None else u.output, self.n_calls,
+            None if u is None else u.uncached_input, None if u is None else u.cached_input,
         )  # fmt: skip
 
 
@@ -111,7 +114,7 @@ def _task_id(messages: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
 
 
 def session_of(
-    path: Path, messages: Sequence[Mapping[str, Any]], usage: Usage, cost: float | None,
+    path: Path, messages: Sequence[Mapping[str, Any]], usage: Usage | None, cost: float | None,
     n_calls: int,
 ) -> Session:  # fmt: skip
     task_id, instruction = _task_id(messages)
@@ -131,7 +134,10 @@ class HarnessProChat:
         metered = path.with_name("gateway.jsonl")
         text = metered.read_text() if metered.is_file() else ""
         calls = [json.loads(line) for line in text.splitlines() if line.strip()]
-        usage = sum((Usage(*(int(c.get(k) or 0) for k in USAGE_FIELDS)) for c in calls), Usage())
+        # a call logged with null parts reported no usage: the session's tokens are unknown
+        parts = [[c.get(k) for k in USAGE_FIELDS] for c in calls]
+        known = bool(calls) and all(isinstance(v, int) for row in parts for v in row)
+        usage = total_usage(Usage(*row) for row in parts) if known else None
         costs = [c.get("cost") for c in calls]
         # no metering record, or an unpriced call: the cost is unknown, never 0
         cost = None if not calls or None in costs else float(sum(costs))
@@ -161,8 +167,8 @@ class MiniSweAgent:
         stats = (data.get("info") or {}).get("model_stats") or {}
         cost = stats.get("instance_cost")
         calls = int(stats.get("api_calls") or sum(m.get("role") == "assistant" for m in messages))
-        # mini-swe-agent keeps dollars but not token parts: usage stays unknown (zeros)
-        return session_of(path, messages, Usage(), float(cost) if cost else None, calls)
+        # mini-swe-agent keeps dollars but not token parts: usage is unknown
+        return session_of(path, messages, None, float(cost) if cost else None, calls)
 
 
 ADAPTERS: dict[str, str] = {

@@ -31,8 +31,10 @@ from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
 from harnesspro.gateway.upstream import ReplayUpstream, Upstream
 from harnesspro.ledger import Ledger
+from harnesspro.metrics import known_sum
 
 ROLES = ("analyzer", "planner", "editor", "synthesizer")
+UNKNOWN = "unknown"
 USAGE_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output", "reasoning"]
 
 
@@ -188,7 +190,8 @@ class SearchAccount:
 def search_cost_table(calls: pd.DataFrame) -> pd.DataFrame:
     """Per epoch and role: calls, failed calls, token parts and dollars, plus a run total row.
 
-    Dollars are NaN (unknown) where any call of the group had no price.
+    Dollars are NaN (unknown) where any call of the group had no price, token parts where
+    any call reported no usage (never a partial sum).
     """
     columns = ["epoch", "role", "calls", "failed", *USAGE_COLUMNS, "dollars", "latency_s"]
     if calls.empty:
@@ -196,12 +199,14 @@ def search_cost_table(calls: pd.DataFrame) -> pd.DataFrame:
     frame = calls.assign(failed=(calls["status"] != 200).astype(int))
     keys = ["epoch", "role"]
     grouped = frame.groupby(keys)
-    table = grouped[[*USAGE_COLUMNS, "latency_s", "failed"]].sum()
+    table = grouped[["latency_s", "failed"]].sum()
+    table[USAGE_COLUMNS] = grouped[USAGE_COLUMNS].agg(known_sum)
     table.insert(0, "calls", grouped.size())
     table["dollars"] = grouped["cost"].sum(min_count=1).where(~grouped["cost"].apply(_unknown))
     table = table.reset_index()
     total = {"epoch": "total", "role": "all", "calls": len(frame), "failed": frame["failed"].sum()}
-    total.update({c: frame[c].sum() for c in [*USAGE_COLUMNS, "latency_s"]})
+    total.update({c: known_sum(frame[c]) for c in USAGE_COLUMNS})
+    total["latency_s"] = frame["latency_s"].sum()
     total["dollars"] = None if frame["cost"].isna().any() else float(frame["cost"].sum())
     table = pd.concat([table.astype({"epoch": object}), pd.DataFrame([total])], ignore_index=True)
     return table[columns]
@@ -215,8 +220,12 @@ def write_search_costs(ledger: Ledger, reports: Path) -> Path:
     """reports/search_costs.csv: the search-cost account by epoch and role, with a total."""
     reports.mkdir(parents=True, exist_ok=True)
     path = reports / "search_costs.csv"
+    table = search_cost_table(ledger.search_calls())
+    for column in USAGE_COLUMNS:  # unknown is written `unknown`, never empty or 0
+        table[column] = [UNKNOWN if pd.isna(v) else int(v) for v in table[column]]
+    table["dollars"] = [UNKNOWN if pd.isna(v) else v for v in table["dollars"]]
     with atomic_path(path) as tmp:
-        search_cost_table(ledger.search_calls()).to_csv(tmp, index=False)
+        table.to_csv(tmp, index=False)
     return path
 
 

@@ -1,10 +1,13 @@
 """Interpret the Docker-free subset of a task's Dockerfile into a typed `Environment`.
 
 Allowed: FROM a plain Debian/Ubuntu/Python image, WORKDIR, ENV, ARG, COPY/ADD of local files,
-and RUN chains (`a && b`) of mkdir, chmod, pip installs, `apt-get install` (the packages become
-data: `ospackages` decides whether the host has them or a cached layer can provide them) and
-no-ops the host already covers (`ln -s` of python, apt-get update/clean). Anything else is a
-`NeedsContainer` that quotes the offending instruction.
+and RUN chains (`a && b`). In a chain, mkdir, chmod, pip installs, `apt-get install` (the packages
+become data: `ospackages` decides whether the host has them or a cached layer can provide them)
+and no-ops the host already covers (`ln -s` of python, apt-get update/clean) are data; every
+other command stays shell text, a `BuildStep` that `buildsteps` runs once per task in the sandbox
+without network. An install whose output is redirected (an unquoted `pip install x>=1` is `pip
+install x` writing to a file `=1`, as in Docker's shell) installs as data; the log file it would
+write is not created. Anything else is a `NeedsContainer` that quotes the offending instruction.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ PIP_FLAGS = {
 # Requirements the tool environment already satisfies in its own way.
 PIP_SELF = {"pip", "setuptools", "wheel"}
 FORBIDDEN_DESTS = ("/proc", "/sys", "/dev")
+DEFAULT_SHELL = ("/bin/sh", "-c")  # what RUN's shell form runs in, unless SHELL changes it
+# Words that open or continue a compound shell command (a RUN with one is a single build step).
+COMPOUND = {"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done", "case", "{"}
 # What `$PATH` and `$HOME` mean in an ENV line before the Dockerfile sets them (Docker's defaults).
 DEFAULTS = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
 
@@ -51,6 +57,18 @@ class Copy:
 
     source: str
     dest: str
+
+
+@dataclass(frozen=True)
+class BuildStep:
+    """A RUN chain's shell commands beyond package installs, run at build time."""
+
+    script: str
+    workdir: str
+    """The WORKDIR in effect at the RUN instruction."""
+    shell: tuple[str, ...] = DEFAULT_SHELL
+    args: tuple[tuple[str, str], ...] = ()
+    """ARG values in effect (the image's ENV applies too; ARGs do not outlive the build)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +84,8 @@ class Environment:
     requirements: tuple[str, ...] = ()
     os_packages: tuple[str, ...] = ()
     """Packages of the Dockerfile's `apt-get install` steps (beyond the interpreter's own)."""
+    build_steps: tuple[BuildStep, ...] = ()
+    """Shell RUN steps, in Dockerfile order, run after the files above are staged."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +111,8 @@ class _State:
     chmods: list[tuple[str, str]] = field(default_factory=list)
     requirements: list[str] = field(default_factory=list)
     os_packages: list[str] = field(default_factory=list)
+    build_steps: list[BuildStep] = field(default_factory=list)
+    shell: tuple[str, ...] = DEFAULT_SHELL
 
     def path(self, raw: str) -> str:
         """A container path, relative ones resolved against the current WORKDIR."""
@@ -150,6 +172,7 @@ def parse_dockerfile(text: str) -> Environment | NeedsContainer:
         chmods=tuple(state.chmods),
         requirements=effective_requirements(state.requirements),
         os_packages=tuple(dict.fromkeys(state.os_packages)),
+        build_steps=tuple(state.build_steps),
     )
 
 
@@ -174,6 +197,8 @@ def _apply(state: _State, keyword: str, rest: str) -> None:
         _run(state, rest)
     elif keyword == "USER" and rest in ("root", "0"):
         pass
+    elif keyword == "SHELL":
+        state.shell = tuple(json.loads(rest))
     elif keyword not in METADATA:
         raise Unsupported(f"{keyword} is not supported without a container")
 
@@ -231,24 +256,106 @@ def _copies(state: _State, keyword: str, rest: str) -> list[Copy]:
 
 def _run(state: _State, rest: str) -> None:
     if rest.startswith("["):
-        raise Unsupported("RUN in exec form is not interpreted")
-    for command in split_chain(rest):
-        _run_command(state, command)
-
-
-def split_chain(script: str) -> list[list[str]]:
-    """Split `a && b; c` into word lists; any other shell operator is unsupported."""
-    lexer = shlex.shlex(script, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    commands: list[list[str]] = [[]]
-    for token in lexer:
-        if token in ("&&", ";"):
-            commands.append([])
-        elif token and set(token) <= set("|&;<>()"):
-            raise Unsupported(f"shell operator {token!r} is not interpreted")
+        state.build_steps.append(_step(state, shlex.join(json.loads(rest))))
+        return
+    segments = chain_segments(rest)
+    if any(_words(segment)[:1] in ([k] for k in COMPOUND) for segment, _ in segments):
+        # `if ...; then ...; fi`, `for ...; do ...; done`: its commands only make sense together.
+        state.build_steps.append(_step(state, rest))
+        return
+    script: list[str] = []
+    for segment, separator in segments:
+        words = _words(segment)
+        if words and _is_data(state, words, after_shell=bool(script)):
+            _run_command(state, _without_redirects(words))
         else:
-            commands[-1].append(token)
-    return [c for c in commands if c]
+            script += [segment, separator]
+    if script:
+        state.build_steps.append(_step(state, " ".join(script[:-1])))
+
+
+def _step(state: _State, script: str) -> BuildStep:
+    if state.workdir != "/":
+        state.mkdirs.append(state.workdir)  # Docker makes a WORKDIR that does not exist yet
+    return BuildStep(script, state.workdir, state.shell, tuple(state.args.items()))
+
+
+def chain_segments(script: str) -> list[tuple[str, str]]:
+    """Split shell text at its top-level `&&` and `;` (outside quotes, parentheses and
+    `$(...)`), keeping each command's original text and the separator after it."""
+    segments: list[tuple[str, str]] = []
+    quote, depth, start, i = "", 0, 0, 0
+    while i < len(script):
+        char = script[i]
+        if char == "\\" and quote != "'":
+            i += 2
+            continue
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and (script.startswith("&&", i) or char == ";"):
+            segments.append((script[start:i].strip(), "&&" if char == "&" else ";"))
+            i += 2 if char == "&" else 1
+            start = i
+            continue
+        i += 1
+    if quote:
+        raise ValueError("No closing quotation")
+    segments.append((script[start:].strip(), ""))
+    return [(text, sep) for text, sep in segments if text]
+
+
+def _words(command: str) -> list[str]:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
+def _is_operator(token: str) -> bool:
+    return bool(token) and set(token) <= set("|&;<>()")
+
+
+def _without_redirects(words: list[str]) -> list[str]:
+    """The command's words without `> file` / `>> file` (an install's log redirected)."""
+    kept: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word in (">", ">>"):
+            skip = True
+        else:
+            kept.append(word)
+    return kept
+
+
+def _is_data(state: _State, words: list[str], after_shell: bool) -> bool:
+    """Whether the command is interpreted as data rather than run as shell text."""
+    while len(words) > 1 and re.fullmatch(r"\w+=\S*", words[0]):
+        words = words[1:]
+    name, args = words[0], words[1:]
+    installs = name in ("pip", "pip3", "apt-get", "apt") or (
+        name.startswith("python") and args[:2] == ["-m", "pip"]
+    )
+    if installs:
+        # Package installs are always data; a pipe or a subshell around one is not.
+        return not any(_is_operator(w) for w in _without_redirects(words))
+    if any(_is_operator(w) for w in words):
+        return False
+    if name == "mkdir":
+        # After a `cd` in the same chain a relative folder means something else.
+        return not after_shell or all(a.startswith(("/", "-")) for a in args)
+    if name == "chmod":
+        # A file a shell step made exists only once that step ran.
+        return not after_shell and not state.build_steps
+    return (name == "ln" and args[:1] in (["-s"], ["-sf"]) and _is_python_link(args[1:])) or (
+        words == ["rm", "-rf", "/var/lib/apt/lists/*"] or words in (["true"], [":"])
+    )
 
 
 def _run_command(state: _State, words: list[str]) -> None:

@@ -64,17 +64,22 @@ def lay_out(
     dest: Path,
     tools: ToolEnv | None,
     packages: PackageLayer | None = None,
+    built: Path | None = None,
 ) -> Layout:
-    """Stage the task's container files under `dest` and describe the sandbox mounts."""
+    """Stage the task's container files under `dest` and describe the sandbox mounts.
+    `built` is a file system the task's build steps already made (a copy of it is staged)."""
     files = task_files(task)
     root = dest / "fs"
     workdir = host_alias(environment.workdir if environment.workdir != "/" else task.workdir)
+    if built is not None:
+        shutil.copytree(built, root, symlinks=True)
     for folder in (*environment.mkdirs, workdir, "/root", "/logs/verifier", "/logs/agent"):
         (root / host_alias(folder).lstrip("/")).mkdir(parents=True, exist_ok=True)
-    for copy in environment.copies:
-        _stage_copy(files, copy, root)
-    for mode, path in environment.chmods:
-        _chmod(root / host_alias(path).lstrip("/"), mode, files)
+    if built is None:
+        for copy in environment.copies:
+            _stage_copy(files, copy, root)
+        for mode, path in environment.chmods:
+            _chmod(root / host_alias(path).lstrip("/"), mode, files)
     tests = _stage_tests(files, dest / "tests")
     for staged in (root, tests):
         _owner_writable(staged)

@@ -1,12 +1,13 @@
 """OS packages a task's Dockerfile installs with apt-get, without a container.
 
-A package the host has (its package database says `install ok installed`) needs nothing: the
-sandbox binds the host system read-only. The missing ones come from a cached layer built once
-per package set: `apt-get install --simulate` against the host's database lists what a real
-install would add (the dependencies the host lacks included), `apt-get download` fetches those
-.debs and `dpkg -x` unpacks them into `<cache>/oslayers/<key>/root`, in a temporary sibling
-renamed into place. The sandbox binds the layer read-only at its own path, with its bin folders
-on PATH and its library folders on LD_LIBRARY_PATH.
+A package the host has (its package database says it is installed, or an installed package
+provides it) needs nothing: the sandbox binds the host system read-only. The missing ones come
+from a cached layer built once per package set: `apt-get install --simulate` against the
+host's database lists what a real install would add (the dependencies the host lacks
+included), `apt-get download` fetches those .debs and `dpkg -x` unpacks them into
+`<cache>/oslayers/<key>/root`, in a temporary sibling renamed into place. The sandbox binds
+the layer read-only at its own path, with its bin folders on PATH and its library folders on
+LD_LIBRARY_PATH.
 
 What a layer cannot do: maintainer scripts do not run (no users, services or generated config),
 and programs that look for data at absolute /usr/share or /etc paths do not see the layer's
@@ -15,6 +16,7 @@ copies. It serves command-line tools and libraries, not services.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import platform
 import re
@@ -60,17 +62,25 @@ class PackageLayer:
 
 
 def installed(packages: Sequence[str]) -> set[str]:
-    """The packages the host's package database lists as installed."""
+    """The packages the host's package database lists as installed, or that an installed
+    package provides (nodesource's `nodejs` provides `npm`, as dpkg counts a dependency)."""
     if not packages or shutil.which("dpkg-query") is None:
         return set()
-    query = ["dpkg-query", "-W", "-f", "${Package} ${Status}\n", *packages]
+    return {p for p in packages if p in _host_packages()}
+
+
+@functools.cache
+def _host_packages() -> frozenset[str]:
+    """Names of installed packages and of what they provide, read once per process."""
+    query = ["dpkg-query", "-W", "-f", "${Package}\t${Status}\t${Provides}\n"]
     done = subprocess.run(query, capture_output=True, text=True, timeout=60)
-    # Exit status 1 only means some names are unknown; the known ones are still listed.
-    return {
-        line.split()[0]
-        for line in done.stdout.splitlines()
-        if line.endswith(" install ok installed")
-    }
+    names: set[str] = set()
+    for line in done.stdout.splitlines():
+        package, status, provides = (line.split("\t") + ["", ""])[:3]
+        if status.endswith(" ok installed"):  # `install` or `hold`
+            names.add(package.split(":")[0])  # `libc6:amd64` is `libc6` to apt-get install
+            names.update(p.split()[0] for p in provides.split(",") if p.strip())
+    return frozenset(names)
 
 
 def missing(packages: Sequence[str]) -> tuple[str, ...]:

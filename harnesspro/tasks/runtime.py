@@ -20,11 +20,12 @@ from pathlib import Path
 
 from harnesspro.records import Task, VerifierEvidence
 from harnesspro.sandbox import Sandbox
+from harnesspro.tasks.buildsteps import BuildError
 from harnesspro.tasks.dockerfile import NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, load_task
 from harnesspro.tasks.ospackages import PackageError, ensure_layer
-from harnesspro.tasks.toolenv import cache_root
+from harnesspro.tasks.toolenv import ToolEnvError, cache_root
 from harnesspro.tasks.verify import VerifierResult, environment_of, prepare, run_verifier
 
 # The reference solution never leaves the driver: workers (and so harnesses) never get it.
@@ -89,15 +90,22 @@ def materialise(bundle: TaskBundle, cache: Path | None = None) -> Task:
 
 def unrunnable_reason(task: Task, cache: Path | None = None) -> str | None:
     """One sentence saying why the task cannot run here, or None when it can (this builds
-    the OS package layer the task needs, once)."""
+    the OS package layer the task needs and runs its build steps, once)."""
     environment = environment_of(task)
     if isinstance(environment, NeedsContainer):
         where = f" ({environment.instruction[:120]})" if environment.instruction else ""
         return f"task '{task.id}' cannot run without a container: {environment.reason}{where}."
     try:
-        ensure_layer(environment.os_packages, cache)
-    except PackageError as exc:
+        if environment.build_steps:
+            # Only running the steps shows whether they work without network.
+            with tempfile.TemporaryDirectory(prefix="hp-build-") as tmp:
+                prepare(task, environment, Path(tmp), cache)
+        else:
+            ensure_layer(environment.os_packages, cache)
+    except (PackageError, BuildError) as exc:
         return f"task '{task.id}' cannot run here: {exc}."
+    except ToolEnvError:
+        return None  # pip trouble is an infrastructure fault, reported by the run itself
     return None
 
 
@@ -108,7 +116,7 @@ def open_task(task: Task, dest: Path, cache: Path | None = None) -> Layout:
         raise TaskUnrunnable(unrunnable_reason(task) or environment.reason)
     try:
         return prepare(task, environment, dest, cache)
-    except PackageError as exc:
+    except (PackageError, BuildError) as exc:
         raise TaskUnrunnable(f"task '{task.id}' cannot run here: {exc}.") from None
 
 
@@ -128,8 +136,11 @@ def input_files(task: Task) -> tuple[str, ...]:
         return ()
     with tempfile.TemporaryDirectory(prefix="hp-inputs-") as tmp:
         try:
-            root = lay_out(task, environment, Path(tmp), None).root
-        except (TaskError, OSError):
+            if environment.build_steps:  # what they made (a database, say) is input too
+                root = prepare(task, environment, Path(tmp)).root
+            else:
+                root = lay_out(task, environment, Path(tmp), None).root
+        except (TaskError, OSError, PackageError, BuildError, ToolEnvError):
             return ()
         return tuple(f"/{p.relative_to(root)}" for p in sorted(root.rglob("*")) if p.is_file())
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 from harnesspro.records import Task
 from harnesspro.sandbox import Mount, Sandbox, SandboxResult
+from harnesspro.tasks.buildsteps import BuildError, ensure_build
 from harnesspro.tasks.dockerfile import Copy, Environment, NeedsContainer, load_environment
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, task_files
@@ -79,10 +80,12 @@ def environment_of(task: Task) -> Environment | NeedsContainer:
 
 
 def prepare(task: Task, environment: Environment, dest: Path, cache: Path | None = None) -> Layout:
-    """A fresh layout of the task under `dest`, with its tool environment built if needed."""
+    """A fresh layout of the task under `dest`, with its tool environment, package layer and
+    build steps' result built if needed."""
     tools = ensure_toolenv(environment.requirements, cache) if environment.requirements else None
     packages = ensure_layer(environment.os_packages, cache) if environment.os_packages else None
-    return lay_out(task, environment, dest, tools, packages)
+    built = ensure_build(task, environment, tools, packages, cache)
+    return lay_out(task, environment, dest, tools, packages, built)
 
 
 def read_reward(logs: Path) -> tuple[float | None, str]:
@@ -196,7 +199,7 @@ def validate_task(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Va
                     last = (solved.stderr.strip().splitlines() or ["no output"])[-1]
                     note = f"solve.sh exit code {solved.exit_code}: {last}"
                     reference = _with_reason(reference, note)
-    except PackageError as exc:
+    except (PackageError, BuildError) as exc:
         return Validation(task.id, "needs container", str(exc))
     except (ToolEnvError, TaskError) as exc:
         return Validation(task.id, "error", str(exc))
