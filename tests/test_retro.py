@@ -75,20 +75,21 @@ def test_retro_refuses_a_folder_without_sessions(
     assert read_sessions(tmp_path, [MiniSweAgent()]) == []
 
 
+def rollout_count(run_dir: Path) -> int:
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        return int(db.execute("SELECT count(*) FROM rollouts").fetchone()[0])
+
+
 @pytest.mark.slow
 def test_retro_on_a_finished_run_plans_and_validates_without_rollouts(
     finished_tiny_run: Path, tmp_path: Path
 ) -> None:
-    def rollouts() -> int:
-        with sqlite3.connect(finished_tiny_run / "ledger.sqlite") as db:
-            return int(db.execute("SELECT count(*) FROM rollouts").fetchone()[0])
-
-    before = rollouts()
+    before = rollout_count(finished_tiny_run)
     out = tmp_path / "retro"
     sessions = finished_tiny_run / "rollouts"
     args = ["retro", "--sessions", str(sessions), "--harness", str(seed_template())]
     assert main([*args, "--out", str(out)]) == 0
-    assert rollouts() == before  # no rollout was started
+    assert rollout_count(finished_tiny_run) == before  # no rollout was started
     report = json.loads((out / "retro.json").read_text())
     assert report["sessions"] == before  # one session per recorded rollout's chat log
     assert report["with_verdict"] == 0 and report["diagnoses"]
@@ -105,15 +106,11 @@ def test_retro_with_the_llm_improver_meters_its_calls(
     finished_tiny_run: Path, tmp_path: Path
 ) -> None:
     # The scripted search model stands in for the improver model (no credentials needed).
-    def rollouts() -> int:
-        with sqlite3.connect(finished_tiny_run / "ledger.sqlite") as db:
-            return int(db.execute("SELECT count(*) FROM rollouts").fetchone()[0])
-
-    before = rollouts()
+    before = rollout_count(finished_tiny_run)
     out = tmp_path / "retro"
     args = ["retro", "--sessions", str(finished_tiny_run / "rollouts"), "--harness"]
     assert main([*args, str(seed_template()), "--out", str(out), "--improver", "llm"]) == 0
-    assert rollouts() == before
+    assert rollout_count(finished_tiny_run) == before
     report = json.loads((out / "retro.json").read_text())
     assert report["fallbacks"] == {}  # every role answered as the model
     with sqlite3.connect(out / "search.sqlite") as db:
