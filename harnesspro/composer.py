@@ -85,7 +85,10 @@ def merge_pair(ctx: RunContext, a: Sibling, b: Sibling, epoch: int) -> Candidate
     )
     existing = list(ctx.candidates().values())
     new_id = f"c{len(existing):03d}"
-    edit = apply_plan(merged_plan, ours, ctx.repo, existing, new_id, epoch, merge_edit(theirs))
+    sandbox = ctx.config.sandbox.backend
+    edit = apply_plan(
+        merged_plan, ours, ctx.repo, existing, new_id, epoch, merge_edit(theirs), sandbox
+    )
     if edit.candidate is None:
         return edit.note
     if edit.new:
