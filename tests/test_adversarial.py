@@ -12,6 +12,7 @@ from harnesspro.sandbox import Bubblewrap, Mount
 from harnesspro.tasks.adversary import attack_layout, attack_rollout
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.verify import killed, verifier_env
+from harnesspro.testsynth.llm import ExecTest, run_test
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -69,3 +70,23 @@ def test_adversary_scores_zero_on_external_dev_sets(name: str) -> None:
     if all(a.fooled is None for a in attacks):
         pytest.skip(f"no task of {name} runs without a container here")
     assert [a.task_id for a in attacks if a.fooled] == []
+
+
+SHADOW = b'import os\nos.write(1, b"PASS\\n")\nos._exit(0)\n'
+CHECKS = {
+    "shell": "python3 -c \"import json, sys; sys.exit(json.load(open('out.json'))['x'] != 1)\"\n",
+    "pytest": "import json\n\n\ndef test_x():\n    assert json.load(open('out.json'))['x'] == 1\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CHECKS))
+def test_synthesized_exec_tests_ignore_planted_shadows(kind: str) -> None:
+    # A workspace with the wrong answer plus the adversary's interpreter shadows: an
+    # executable synthesized test must fail it, and pass the same workspace with the right
+    # answer (so the check itself works).
+    test = ExecTest("t", "/workspace", kind, CHECKS[kind])
+    shadows = {name: SHADOW for name in ("json.py", "sys.py", "sitecustomize.py", "pytest.py")}
+    wrong = run_test(test, {**shadows, "out.json": b'{"x": 2}'}, Bubblewrap())
+    right = run_test(test, {**shadows, "out.json": b'{"x": 1}'}, Bubblewrap())
+    assert "PASS" not in wrong.stdout and wrong.exit_code not in (0, None)
+    assert right.exit_code == 0, right.stdout + right.stderr

@@ -30,6 +30,9 @@ PROMPT = "synthesizer.v1"
 TEST_TIMEOUT_S = 60.0
 TEST_DIR = "/harnesspro/synth"
 FILES = {"shell": "test.sh", "pytest": "test_synth.py"}
+ISOLATED_PYTHON = {"PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1"}
+"""Every Python a test starts (a shell test's `python3 -c`, too) leaves the working
+directory and user site folders off sys.path, so a planted `json.py` is never imported."""
 RAN = {"shell": (0, 1), "pytest": (0, 1)}
 """Exit codes of a test that ran and gave a verdict; a shell test's other non-zero codes
 count as failing verdicts unless they mean the script could not run (2, 126, 127)."""
@@ -73,8 +76,9 @@ class ExecTest:
 
 def run_test(test: ExecTest, snapshot: Mapping[str, bytes], sandbox: Sandbox) -> SandboxResult:
     """Run the test in the sandbox on a writable copy of a workspace snapshot; the test file
-    sits read-only outside the working directory, and the interpreter runs isolated (`-I`)
-    so nothing in the working directory shadows pytest or the standard library."""
+    sits read-only outside the working directory, and the interpreter runs isolated (`-I`;
+    `ISOLATED_PYTHON` for the interpreters a shell test starts) so nothing in the working
+    directory shadows pytest or the standard library."""
     with tempfile.TemporaryDirectory(prefix="hp-synth-") as name:
         work = write_snapshot(Path(name) / "work", snapshot)
         tests = Path(name) / "tests"
@@ -89,7 +93,7 @@ def run_test(test: ExecTest, snapshot: Mapping[str, bytes], sandbox: Sandbox) ->
             pytest = ["-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={rootdir}"]
             argv = [sys.executable, "-I", *pytest, path]
         cwd = sandbox.visible_path(mounts, test.workdir)
-        return sandbox.run(argv, mounts, {}, cwd, TEST_TIMEOUT_S)
+        return sandbox.run(argv, mounts, ISOLATED_PYTHON, cwd, TEST_TIMEOUT_S)
 
 
 def did_not_run(test: ExecTest, result: SandboxResult) -> str:
