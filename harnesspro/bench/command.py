@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument("--profile-seeds", default="1,2,3,4,5", help="comma-separated ints")
     bench.add_argument("--strategies", default=",".join(dict.fromkeys(STRATEGIES)))
     bench.add_argument("--no-racing", action="store_true", help="skip harnesspro+racing")
+    bench.add_argument("--composer", action="store_true", help="also compare harnesspro+composer")
     bench.add_argument(
         "--exhaustive",
         action="store_true",
@@ -67,7 +68,9 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     base = load_config(args.config, args.set)
     seeds = parse_seeds(args.profile_seeds)
     chosen = variants(
-        [s.strip() for s in args.strategies.split(",") if s.strip()], not args.no_racing
+        [s.strip() for s in args.strategies.split(",") if s.strip()],
+        not args.no_racing,
+        args.composer,
     )
     if base.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before anything is written when the sandbox cannot run

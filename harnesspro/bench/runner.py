@@ -32,6 +32,7 @@ class Variant:
     label: str
     strategy: str
     racing: bool = False
+    composer: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,17 @@ class Outcome:
     run_dir: str
 
 
-def variants(strategies: Sequence[str], racing: bool) -> list[Variant]:
-    """The strategies asked for, plus `harnesspro+racing` when racing is compared."""
+def variants(strategies: Sequence[str], racing: bool, composer: bool = False) -> list[Variant]:
+    """The strategies asked for, plus `harnesspro+racing` when racing is compared and
+    `harnesspro+composer` when the composer is."""
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ConfigError(
             f"--strategies: unknown {', '.join(unknown)}; choose from {', '.join(STRATEGIES)}."
         )
     out = [Variant(s, s) for s in strategies]
-    return out + ([Variant("harnesspro+racing", "harnesspro", True)] if racing else [])
+    out += [Variant("harnesspro+racing", "harnesspro", True)] if racing else []
+    return out + ([Variant("harnesspro+composer", "harnesspro", composer=True)] if composer else [])
 
 
 def variant_config(base: RunConfig, variant: Variant, profile: int, cache: Path) -> RunConfig:
@@ -63,6 +66,7 @@ def variant_config(base: RunConfig, variant: Variant, profile: int, cache: Path)
         f"name=bench-{variant.label}-p{profile}",
         f"evolution.strategy={variant.strategy}",
         f"evolution.racing={str(variant.racing).lower()}",
+        f"evolution.composer={str(variant.composer).lower()}",
         f"model.behaviour.seed={profile}",
         f"evaluation.rollout_cache={cache}",
     ):
