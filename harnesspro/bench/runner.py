@@ -66,11 +66,12 @@ def variant_config(base: RunConfig, variant: Variant, profile: int, cache: Path)
         f"name=bench-{variant.label}-p{profile}",
         f"evolution.strategy={variant.strategy}",
         f"evolution.racing={str(variant.racing).lower()}",
-        f"evolution.composer={str(variant.composer).lower()}",
         f"model.behaviour.seed={profile}",
         f"evaluation.rollout_cache={cache}",
     ):
         apply_override(data, assignment)
+    if variant.composer:  # only then: configs of runs made before this switch stay equal
+        apply_override(data, "evolution.composer=true")
     return RunConfig.model_validate(data)
 
 
