@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,7 +17,8 @@ from harnesspro.bench.arithmetic import (
     reference_front,
 )
 from harnesspro.bench.report import run_rows, summary
-from harnesspro.bench.runner import Outcome
+from harnesspro.bench.runner import Outcome, variant_config, variants
+from harnesspro.config import RunConfig
 
 # Strategy A: seed (0.5, 1.0), lite (0.5, 0.5), heavy (0.8, 1.0).
 # Strategy B: seed (0.5, 1.0), heavy (0.6, 0.8).
@@ -92,3 +94,14 @@ def test_report_rows_and_summary_by_hand() -> None:
     assert table.loc["random", "default_losses"] == 1
     assert table.loc["harnesspro", "normalised_hv_misleading"] == pytest.approx(HV_B / HV_REF)
     assert isinstance(rows, pd.DataFrame)
+
+
+def test_composer_variant_switches_the_composer_on_that_variant_only(tmp_path: Path) -> None:
+    chosen = variants(["harnesspro", "random"], racing=True, composer=True)
+    labels = [v.label for v in chosen]
+    assert labels == ["harnesspro", "random", "harnesspro+racing", "harnesspro+composer"]
+    base = RunConfig()
+    on = {v.label: variant_config(base, v, 3, tmp_path / "c.sqlite") for v in chosen}
+    assert [label for label, c in on.items() if c.evolution.composer] == ["harnesspro+composer"]
+    assert on["harnesspro+composer"].evolution.strategy == "harnesspro"
+    assert variants(["harnesspro"], racing=False)[-1].label == "harnesspro"
