@@ -28,10 +28,11 @@ RUNNER = """
 import json, os, signal, sys
 from harnesspro import cli, improve
 from harnesspro.harness.repo import HarnessRepo
+from harnesspro.strategies import nsga2
 from harnesspro.ledger import Ledger
 
 point, calls_file, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-calls = {"make_plans": 0, "start_candidate": 0}
+calls = {"make_plans": 0, "start_candidate": 0, "offspring_plans": 0}
 
 def hooked(owner, name, kill):
     original = getattr(owner, name)
@@ -48,6 +49,7 @@ def hooked(owner, name, kill):
 
 hooked(improve, "make_plans", point == "make_plans")
 hooked(HarnessRepo, "start_candidate", False)
+hooked(nsga2, "offspring_plans", False)
 if point in ("commit_candidate", "record_edit"):
     hooked(HarnessRepo if point == "commit_candidate" else Ledger, point, True)
 sys.exit(cli.main(["evolve", *argv]))
@@ -61,10 +63,12 @@ TABLES = {
 }
 
 
-def evolve(tmp: Path, run_dir: Path, point: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+def evolve(
+    tmp: Path, run_dir: Path, point: str, **sections: dict[str, object]
+) -> tuple[subprocess.CompletedProcess[str], dict]:
     """One `evolve` through the runner; returns it and its counted calls."""
-    evaluation = {"final": False, "validation_rollouts": 0}
-    config = tiny_config(tmp, evaluation=evaluation)
+    sections.setdefault("evaluation", {"final": False, "validation_rollouts": 0})
+    config = tiny_config(tmp, **sections)
     calls = tmp / f"calls-{point}.json"
     argv = ["--config", str(config), "--run-dir", str(run_dir)]
     done = run_own_group([sys.executable, "-c", RUNNER, point, str(calls), *argv])
@@ -147,3 +151,25 @@ def test_a_worktree_a_kill_left_half_added_is_replaced(tmp_path: Path) -> None:
     repo.recover()
     path = repo.start_candidate("c001", commit)
     assert (path / "harness.yaml").is_file()
+
+
+NSGA2 = {
+    "evolution": {"epochs": 1, "rollouts_per_task": 2, "strategy": "nsga2"},
+    "evaluation": {"final": False, "validation_rollouts": 0, "max_rollouts": 18},
+}
+
+
+@pytest.mark.slow
+def test_a_killed_nsga2_epoch_resumes_without_redrawing_its_offspring(tmp_path: Path) -> None:
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    done, _ = evolve(clean, clean / "run", "none", **NSGA2)
+    assert done.returncode == 0, done.stderr[-2000:]
+    run_dir = tmp_path / "run"
+    killed, calls = evolve(tmp_path, run_dir, "record_edit", **NSGA2)
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    assert calls["offspring_plans"] == 1
+    resumed, calls = evolve(tmp_path, run_dir, "none", **NSGA2)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert tables(run_dir) == tables(clean / "run")
+    assert calls.get("offspring_plans", 0) == 0  # the journaled offspring are reused

@@ -23,6 +23,7 @@ from pymoo.operators.sampling.rnd import BinaryRandomSampling
 from pymoo.operators.survival.rank_and_crowding import RankAndCrowding
 from pymoo.problems.static import StaticProblem
 
+from harnesspro import journal
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.editor.apply import apply_plan
 from harnesspro.mechanisms.catalog import CATALOG
@@ -81,22 +82,40 @@ def apply_genome(worktree: Path, plan: Plan, feedback: str) -> str:
 
 
 class NSGA2Search:
+    """Journaled like the method's improve step (harnesspro/journal.py): the epoch's offspring
+    once drawn, then each edit with its candidate and plan row, so a resumed epoch redraws
+    nothing and redoes only an edit a crash interrupted."""
+
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
-        seed = ctx.seed()
+        plans = journal.journaled_plans(ctx.ledger, epoch)
+        if plans is None:
+            plans = offspring_plans(ctx, epoch)
+            ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
         children: dict[str, Candidate] = {}
-        for bits in offspring(ctx, epoch):
-            names = "+".join(g for g, on in zip(GENES, bits, strict=True) if on)
-            if not names:
-                continue
-            plan = Plan(SEED_ID, "balanced", names, "NSGA-II offspring", 0.0, 0.0)
-            existing = list(ctx.candidates().values())
-            new_id, backend = f"c{len(existing):03d}", ctx.config.sandbox.backend
-            edit = apply_plan(plan, seed, ctx.repo, existing, new_id, epoch, apply_genome, backend)
-            if edit.new and edit.candidate:
-                ctx.ledger.add_candidate(edit.candidate)
-            if edit.candidate and edit.candidate.id not in ctx.scores():
-                children[edit.candidate.id] = edit.candidate
-            ctx.ledger.record_plan(
-                epoch, plan, edit.candidate.id if edit.candidate else None, edit.note
-            )
+        for index, plan in enumerate(plans):
+            child = edit_genome(ctx, epoch, index, plan)
+            if child and child.id not in ctx.scores():
+                children[child.id] = child
         return list(children.values())
+
+
+def offspring_plans(ctx: RunContext, epoch: int) -> list[Plan]:
+    """One plan per non-empty offspring genome: its mechanisms joined by '+'."""
+    names = ("+".join(g for g, on in zip(GENES, bits, strict=True) if on)
+             for bits in offspring(ctx, epoch))  # fmt: skip
+    return [Plan(SEED_ID, "balanced", n, "NSGA-II offspring", 0.0, 0.0) for n in names if n]
+
+
+def edit_genome(ctx: RunContext, epoch: int, index: int, plan: Plan) -> Candidate | None:
+    """The genome's candidate: journaled by a crashed run, else made now and recorded
+    (candidate, plan row and journal in one transaction)."""
+    done = journal.journaled_edit(ctx.ledger, epoch, index)
+    if done is not None:
+        return ctx.candidates()[done.child] if done.child else None
+    existing = list(ctx.candidates().values())
+    new_id, backend = f"c{len(existing):03d}", ctx.config.sandbox.backend
+    edit = apply_plan(plan, ctx.seed(), ctx.repo, existing, new_id, epoch, apply_genome, backend)
+    made = edit.candidate if edit.new else None
+    child = edit.candidate.id if edit.candidate else None
+    ctx.ledger.record_edit(epoch, journal.edit_step(index), plan, made, child, edit.note)
+    return edit.candidate
