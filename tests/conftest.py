@@ -320,3 +320,18 @@ def inputs_for_harness(harness: Path, timeout_s: float = 60.0) -> RolloutInputs:
         sampling_seed="s",
         token="replay-token-0123456789",
     )
+
+
+def harbor_task(root: Path, dockerfile: str) -> Path:
+    """A one-file Harbor task (write `hello` to /app/out.txt) built by `dockerfile`."""
+    folder = root / "apt_task"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "environment").mkdir()
+    (folder / "task.toml").write_text("[verifier]\ntimeout_sec = 30.0\n")
+    (folder / "instruction.md").write_text("Write `hello` to /app/out.txt.\n")
+    (folder / "environment" / "Dockerfile").write_text(dockerfile)
+    (folder / "tests" / "test.sh").write_text(
+        "#!/bin/bash\ngrep -qx hello /app/out.txt && r=1 || r=0\n"
+        "echo $r > /logs/verifier/reward.txt\n"
+    )
+    return folder

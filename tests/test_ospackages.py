@@ -14,6 +14,7 @@ from harnesspro.tasks.dockerfile import Environment, parse_dockerfile
 from harnesspro.tasks.loader import load_task
 from harnesspro.tasks.ospackages import ensure_layer, missing
 from harnesspro.tasks.verify import prepare, validate_task
+from tests.conftest import harbor_task
 
 HAS_APT = shutil.which("apt-get") is not None and shutil.which("dpkg-query") is not None
 HAS_LISTS = any(Path("/var/lib/apt/lists").glob("*Packages*"))
@@ -66,20 +67,6 @@ def test_a_name_an_installed_package_provides_is_not_missing() -> None:
     if not virtual:
         pytest.skip("no installed package here provides another name")
     assert missing(virtual[:20]) == ()
-
-
-def harbor_task(root: Path, dockerfile: str) -> Path:
-    folder = root / "apt_task"
-    (folder / "tests").mkdir(parents=True)
-    (folder / "environment").mkdir()
-    (folder / "task.toml").write_text("[verifier]\ntimeout_sec = 30.0\n")
-    (folder / "instruction.md").write_text("Write `hello` to /app/out.txt.\n")
-    (folder / "environment" / "Dockerfile").write_text(dockerfile)
-    (folder / "tests" / "test.sh").write_text(
-        "#!/bin/bash\ngrep -qx hello /app/out.txt && r=1 || r=0\n"
-        "echo $r > /logs/verifier/reward.txt\n"
-    )
-    return folder
 
 
 @needs_apt

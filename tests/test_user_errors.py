@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
+from harnesspro.tasks import verify
 from harnesspro.tasks.loader import builtin_suite_dir
-from tests.conftest import tiny_config, wait_for_file
+from harnesspro.tasks.toolenv import ToolEnvError
+from tests.conftest import harbor_task, tiny_config, wait_for_file
 
 
 def fails_in_one_sentence(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -165,3 +167,21 @@ def test_full_disk_is_one_sentence_and_resumable(
         keys = [k for (k,) in db.execute("SELECT key FROM rollouts")]
         (coreset,) = db.execute("SELECT count(*) FROM rollouts WHERE split = 'coreset'").fetchone()
     assert kept <= set(keys) and len(keys) == len(set(keys)) and coreset == 3 * 2
+
+
+def test_a_tool_environment_pip_cannot_build_is_one_line_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pip failing to build the task's tool environment (here: made to fail without a network
+    # round trip) is reported as the task's validation error, in one line.
+    folder = harbor_task(tmp_path, "FROM python:3.11\nWORKDIR /app\nRUN pip install no-such-tool\n")
+
+    def refuse(requirements: list[str], cache: Path | None = None) -> None:
+        raise ToolEnvError(f"pip could not install {' '.join(requirements)}: no matching version")
+
+    monkeypatch.setattr(verify, "ensure_toolenv", refuse)
+    assert main(["tasks", "validate", str(folder)]) == 1  # a broken task, not a crash
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    lines = [line for line in out.out.splitlines() if "pip could not install" in line]
+    assert len(lines) == 1 and lines[0].startswith("error") and "no-such-tool" in lines[0]
