@@ -200,6 +200,12 @@ class EvolutionConfig(_Strict):
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
 
+    bundle: int = Field(1, ge=1, le=8)
+    """Mechanisms per catalog plan: each directive's best mechanism joined by the next best
+    that agree with the directive, one per lever (planner/catalog.py:bundle_for); 1 = one
+    mechanism per plan. Acts on the catalog planner of `harnesspro` and `no-synth` (and on the
+    llm planner's catalog fallback)."""
+
     composer: bool = False
     """After each epoch's evaluation, per parent: merge two siblings that gained on different
     levers (git three-way merge, validated and evaluated like any candidate), pick one, or
@@ -209,6 +215,11 @@ class EvolutionConfig(_Strict):
     def _switches_that_act(self) -> EvolutionConfig:
         if self.racing and self.rollouts_per_task == 1:
             raise ValueError("racing needs rollouts_per_task >= 2 (G = 1 leaves nothing to stop)")
+        if self.bundle != 1 and self.strategy not in ("harnesspro", "no-synth"):
+            raise ValueError(
+                f"strategy '{self.strategy}' does not use the method's planner and ignores "
+                "bundle; set bundle: 1 or strategy 'harnesspro'"
+            )
         if self.improver == "llm" and self.strategy not in ("harnesspro", "no-synth"):
             raise ValueError(
                 f"strategy '{self.strategy}' plans from the catalog and ignores improver 'llm'; "

@@ -76,10 +76,12 @@ def improve(
     inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
     try:
         if not llm:
-            return run_roles(ctx, inputs, CatalogImprover(ctx.config.sandbox.backend))
+            catalog = CatalogImprover(ctx.config.sandbox.backend, ctx.config.evolution.bundle)
+            return run_roles(ctx, inputs, catalog)
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:
-            roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb)
+            bundle = ctx.config.evolution.bundle
+            roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb, bundle)
             children = run_roles(ctx, inputs, roles)
         ctx.console.print(f"  {describe_search_costs(ctx.ledger)}", markup=False)
         return children

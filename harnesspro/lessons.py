@@ -12,7 +12,7 @@ from typing import Any
 
 from harnesspro.context import RunContext
 from harnesspro.library import Library, LibraryLesson, default_path
-from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.mechanisms.catalog import members
 
 
 def library_path(ctx: RunContext) -> Path:
@@ -40,7 +40,7 @@ def to_lesson(ctx: RunContext, row: Mapping[Any, Any]) -> LibraryLesson:
     from harnesspro.improve import plan_of  # improve imports this module
 
     plan = plan_of(row)
-    summary = CATALOG[plan.mechanism].summary if plan.mechanism in CATALOG else ""
+    summary = "; ".join(m.summary for m in members(plan.mechanism))
     return LibraryLesson(
         run=run_id(ctx), epoch=int(row["epoch"]), directive=plan.directive,
         model=ctx.config.model.name, family=family(ctx), name=plan.mechanism, kind=plan.kind,

@@ -32,8 +32,8 @@ class Improver(Analyzer, Planner, Editor, Protocol):
 class CatalogImprover:
     """Rule-based features, catalog planning, catalog edits (validated in `backend`)."""
 
-    def __init__(self, backend: str = "bubblewrap") -> None:
-        self.backend = backend
+    def __init__(self, backend: str = "bubblewrap", bundle: int = 1) -> None:
+        self.backend, self.bundle = backend, bundle
 
     def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
         return analyze(inputs.traces), {}
@@ -46,7 +46,9 @@ class CatalogImprover:
     ) -> tuple[list[Plan], Fallbacks]:
         parents = [inputs.candidates[p] for p in inputs.parents]
         avoid, beliefs = harmful(inputs.library), beliefs_from(inputs.memory)
-        plans = plan_all(parents, inputs.candidates, prevalences, inputs.scores, avoid, beliefs)
+        plans = plan_all(
+            parents, inputs.candidates, prevalences, inputs.scores, avoid, beliefs, self.bundle
+        )
         return plans, {}
 
     def edit(
@@ -69,6 +71,7 @@ class LLMImprover:
     editor: LLMEditor = field(init=False)
     backend: str = "bubblewrap"
     memory_mb: int = 4096
+    bundle: int = 1
 
     def __post_init__(self) -> None:
         self.editor = LLMEditor(self.account, self.account.improver, self.backend, self.memory_mb)
@@ -83,7 +86,7 @@ class LLMImprover:
         diagnoses: list[Diagnosis],
         prevalences: Mapping[str, Mapping[str, float]],
     ) -> tuple[list[Plan], Fallbacks]:
-        planned = llm_planner.plan_all(self.account, inputs, diagnoses, prevalences)
+        planned = llm_planner.plan_all(self.account, inputs, diagnoses, prevalences, self.bundle)
         return planned.plans, planned.fallbacks
 
     def edit(

@@ -17,7 +17,7 @@ from pathlib import Path
 from harnesspro.harness.effect import Signature, not_in_effect, signature
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import checked, smoke_rollout
-from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.mechanisms.catalog import members
 from harnesspro.records import Candidate, Plan
 
 EDIT_ATTEMPTS = 2  # the first try and one retry with the validator's message
@@ -38,12 +38,14 @@ class Edit:
 
 
 def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
-    """Apply the plan's catalog mechanism (feedback cannot change a deterministic edit)."""
-    if plan.kind != "catalog" or plan.mechanism not in CATALOG:
+    """Apply the plan's catalog mechanism, or each mechanism of its bundle (feedback cannot
+    change a deterministic edit)."""
+    if plan.kind != "catalog" or not members(plan.mechanism):
         raise ValueError(f"{plan.mechanism} is a free-form plan: the catalog cannot edit it")
     if not (worktree / "harness.yaml").is_file():
         raise ValueError("catalog edits need the seed-style harness.yaml, which this harness lacks")
-    CATALOG[plan.mechanism].apply(worktree)
+    for mechanism in members(plan.mechanism):
+        mechanism.apply(worktree)
 
 
 @functools.lru_cache(maxsize=64)
@@ -58,13 +60,13 @@ def _validate(
     worktree: Path, plan: Plan, repo: HarnessRepo, parent: Candidate, sandbox: str
 ) -> str:
     """The gates: manifest and immutable paths, code, smoke rollout (in the run's `sandbox`
-    backend), and the change in effect (the catalog mechanism's own check, or for a
+    backend), and the change in effect (each catalog mechanism's own check, or for a
     free-form plan an observable difference from the parent's smoke rollout)."""
     problem, smoke = checked(worktree, repo.root, sandbox=sandbox)
     if problem:
         return problem
-    if plan.kind == "catalog" and plan.mechanism in CATALOG:
-        return CATALOG[plan.mechanism].validate(worktree)
+    if plan.kind == "catalog" and members(plan.mechanism):
+        return "; ".join(filter(None, (m.validate(worktree) for m in members(plan.mechanism))))
     assert smoke is not None
     return not_in_effect(_smoke_signature(repo.root, parent.commit, sandbox), signature(smoke))
 
@@ -135,7 +137,7 @@ def apply_plan_or_catalog(
         first = Edit(plan, None, new=False, note=unavailable)
     else:
         first = apply_plan(plan, parent, repo, existing, new_id, epoch, edit, sandbox)
-    if first.candidate is not None or plan.kind != "catalog" or plan.mechanism not in CATALOG:
+    if first.candidate is not None or plan.kind != "catalog" or not members(plan.mechanism):
         return first
     failed = f"llm editor failed, {first.note}"[:400]
 

@@ -261,3 +261,20 @@ def _entries() -> list[Mechanism]:
 
 
 CATALOG: dict[str, Mechanism] = {mech.name: mech for mech in _entries()}
+BUNDLE_SEP = "+"
+
+
+def bundle_name(mechanisms: list[Mechanism]) -> str:
+    """The name of several mechanisms applied together, in catalog order."""
+    order = list(CATALOG)
+    return BUNDLE_SEP.join(sorted((m.name for m in mechanisms), key=order.index))
+
+
+def members(name: str) -> tuple[Mechanism, ...]:
+    """The catalog mechanisms a plan name stands for: one entry, or a bundle of entries on
+    distinct levers (so no part overrides another); () for any other name."""
+    parts = [CATALOG.get(part) for part in name.split(BUNDLE_SEP)]
+    found = tuple(m for m in parts if m is not None)
+    if len(found) != len(parts) or len({m.lever for m in found}) != len(found):
+        return ()
+    return found

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harnesspro.cost_axis import axis_of, value_on
-from harnesspro.mechanisms.catalog import CATALOG, Mechanism
+from harnesspro.mechanisms.catalog import BUNDLE_SEP, CATALOG, Mechanism, bundle_name
 from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, blend
 from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
 from harnesspro.reports.money import dollars
@@ -49,7 +49,7 @@ def excluded(
         measured = c.parent in chain and c.id in scores and c.parent in scores
         if tried_here or (measured and dominated_by_parent(scores[c.id], scores[str(c.parent)])):
             banned.add(c.mechanism)
-    return {m for m in banned if m}
+    return {part for m in banned if m for part in m.split(BUNDLE_SEP)}
 
 
 def predict(
@@ -79,6 +79,43 @@ def preference(directive: Directive, p: Prediction) -> tuple[float, ...]:
     return (-(p.d_pass - p.d_cost), -p.d_pass)
 
 
+def agrees(directive: Directive, p: Prediction) -> bool:
+    """Whether a mechanism's predicted effect serves the directive on its own."""
+    if directive == "cost-first":
+        return p.d_cost < 0 and p.d_pass >= -MAX_PASS_LOSS
+    if directive == "performance-first":
+        return p.d_pass > 0
+    return p.d_pass - p.d_cost > 0
+
+
+def bundle_for(
+    directive: Directive, options: list[Prediction], size: int, leaders: set[str], taken: set[str]
+) -> list[Prediction]:
+    """The directive's best mechanism that leads no earlier plan (`leaders`), joined by the
+    next best that agree with the directive (at most `size` in all, one per lever); members
+    drop from the end while that bundle equals an earlier plan (`taken`)."""
+    ranked = sorted(options, key=lambda p: (*preference(directive, p), p.mechanism.name))
+    lead = next((p for p in ranked if p.mechanism.name not in leaders), None)
+    if lead is None:
+        return []
+    chosen = [lead]
+    for p in ranked:
+        fits = p.mechanism.lever not in {c.mechanism.lever for c in chosen}
+        if len(chosen) < size and fits and agrees(directive, p):
+            chosen.append(p)
+    while len(chosen) > 1 and bundle_name([c.mechanism for c in chosen]) in taken:
+        chosen.pop()
+    return chosen
+
+
+def combined(parts: list[Prediction]) -> Prediction:
+    """A bundle's predicted effect: pass-rate changes add, relative cost changes multiply."""
+    d_cost = 1.0
+    for p in parts:
+        d_cost *= 1 + p.d_cost
+    return Prediction(parts[0].mechanism, sum(p.d_pass for p in parts), d_cost - 1)
+
+
 def plan_for(
     parent: Candidate,
     candidates: Mapping[str, Candidate],
@@ -86,33 +123,38 @@ def plan_for(
     scores: Mapping[str, Score],
     avoid: Mapping[str, str] | None = None,
     beliefs: Beliefs = NO_EVIDENCE,
+    bundle: int = 1,
 ) -> list[Plan]:
-    """Up to three distinct plans for one survivor, one per directive; mechanisms in `avoid`
-    (the experience library's net-harmful changes, with evidence) are never planned, and
-    predictions take the run's `beliefs` into account."""
+    """Up to three distinct plans for one survivor, one per directive, each of up to `bundle`
+    mechanisms (`bundle_for`); mechanisms in `avoid` (the experience library's net-harmful
+    changes, with evidence) are never planned, and predictions take the run's `beliefs` into
+    account."""
     score = scores[parent.id]
     banned = excluded(parent.id, candidates, scores) | set(avoid or {})
     options = [predict(m, prevalence, beliefs) for name, m in CATALOG.items() if name not in banned]
+    seen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(prevalence.items()) if v > 0)
     plans: list[Plan] = []
+    leaders: set[str] = set()
     for directive in DIRECTIVES:
-        free = [p for p in options if p.mechanism.name not in {x.mechanism for x in plans}]
-        if not free:
+        parts = bundle_for(directive, options, bundle, leaders, {x.mechanism for x in plans})
+        if not parts:
             break
-        best = min(free, key=lambda p: (*preference(directive, p), p.mechanism.name))
-        seen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(prevalence.items()) if v > 0)
+        leaders.add(parts[0].mechanism.name)
+        effect = combined(parts)
+        domain = any(p.mechanism.scope == "domain" for p in parts)
         plans.append(
             Plan(
                 parent_id=parent.id,
                 directive=directive,
-                mechanism=best.mechanism.name,
+                mechanism=bundle_name([p.mechanism for p in parts]),
                 rationale=(
-                    f"{best.mechanism.summary} ({best.mechanism.lever}); parent pass "
-                    f"{score.pass_rate:.0%} at {dollars(score.cost_per_task)}/task; "
-                    f"seen: {seen or 'none'}"
+                    "; ".join(f"{p.mechanism.summary} ({p.mechanism.lever})" for p in parts)
+                    + f"; parent pass {score.pass_rate:.0%} at "
+                    f"{dollars(score.cost_per_task)}/task; seen: {seen or 'none'}"
                 ),
-                predicted_pass=round(best.d_pass, 4),
-                predicted_cost=round(best.d_cost, 4),
-                scope="domain" if best.mechanism.scope == "domain" else "invariant",
+                predicted_pass=round(effect.d_pass, 4),
+                predicted_cost=round(effect.d_cost, 4),
+                scope="domain" if domain else "invariant",
             )
         )
     return plans
@@ -138,10 +180,13 @@ def plan_all(
     scores: Mapping[str, Score],
     avoid: Mapping[str, str] | None = None,
     beliefs: Beliefs = NO_EVIDENCE,
+    bundle: int = 1,
 ) -> list[Plan]:
     """Plans for every survivor (never a mechanism in `avoid`)."""
     return [
         plan
         for parent in parents
-        for plan in plan_for(parent, candidates, prevalences[parent.id], scores, avoid, beliefs)
+        for plan in plan_for(
+            parent, candidates, prevalences[parent.id], scores, avoid, beliefs, bundle
+        )
     ]

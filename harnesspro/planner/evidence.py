@@ -8,6 +8,8 @@ verdicts (planner/memory.py, coreset only) correct the priors as evidence comes 
 - a symptom whose fixes were measured without benefit ("no effect" or "hurt") loses
   credibility, (1 + helped) / (1 + helped + failed), and the relevance it lends to every other
   mechanism that addresses it shrinks by that factor, so the planner turns to other levers.
+A bundle's measurement is shared equally among its mechanisms (an additive model): each is
+credited with its share of the pass-rate and cost changes and of the helped/failed count.
 Confounded verdicts and plans never measured teach nothing.
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from harnesspro.disclosure import Lesson
-from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.mechanisms.catalog import members
 
 LEARNING = ("helped", "hurt", "no effect")
 
@@ -42,18 +44,21 @@ NO_EVIDENCE = Beliefs()
 def beliefs_from(memory: Iterable[Lesson]) -> Beliefs:
     """Beliefs from this run's measured catalog plans (see the module docstring)."""
     measured: dict[str, list[tuple[float, float | None]]] = defaultdict(list)
-    helped: dict[str, int] = defaultdict(int)
-    failed: dict[str, int] = defaultdict(int)
+    helped: dict[str, float] = defaultdict(float)
+    failed: dict[str, float] = defaultdict(float)
     for lesson in memory:
-        mechanism = CATALOG.get(lesson.name)
-        if mechanism is None or lesson.verdict not in LEARNING or lesson.measured_pass is None:
+        parts = members(lesson.name)
+        if not parts or lesson.verdict not in LEARNING or lesson.measured_pass is None:
             continue
-        measured[lesson.name].append((lesson.measured_pass, lesson.measured_cost))
-        for kind in mechanism.addresses:
-            if lesson.verdict == "helped":
-                helped[kind] += 1
-            else:
-                failed[kind] += 1
+        share = 1 / len(parts)
+        d_cost = None if lesson.measured_cost is None else lesson.measured_cost * share
+        for mechanism in parts:
+            measured[mechanism.name].append((lesson.measured_pass * share, d_cost))
+            for kind in mechanism.addresses:
+                if lesson.verdict == "helped":
+                    helped[kind] += share
+                else:
+                    failed[kind] += share
     credibility = {kind: (1 + helped[kind]) / (1 + helped[kind] + failed[kind]) for kind in failed}
     return Beliefs({k: tuple(v) for k, v in measured.items()}, credibility)
 

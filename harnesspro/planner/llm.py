@@ -184,6 +184,7 @@ def plan_one(
     parent_id: str,
     diagnoses: Sequence[Diagnosis],
     prevalence: Mapping[str, float],
+    bundle: int = 1,
 ) -> Planning:
     avoid = harmful(inputs.library)
     banned = excluded(parent_id, inputs.candidates, inputs.scores) | set(avoid)
@@ -196,7 +197,9 @@ def plan_one(
     answer = ask_json(account, "planner", messages, PlannerReply, check)
     if answer.value is None:
         parent, beliefs = inputs.candidates[parent_id], beliefs_from(inputs.memory)
-        fallback = plan_for(parent, inputs.candidates, prevalence, inputs.scores, avoid, beliefs)
+        fallback = plan_for(
+            parent, inputs.candidates, prevalence, inputs.scores, avoid, beliefs, bundle
+        )
         reason = f"catalog fallback (llm planner: {answer.reason})"
         return Planning(
             [replace(p, rationale=f"{reason}: {p.rationale}") for p in fallback],
@@ -212,12 +215,14 @@ def plan_all(
     inputs: ImproverInputs,
     diagnoses: Sequence[Diagnosis],
     prevalences: Mapping[str, Mapping[str, float]],
+    bundle: int = 1,
 ) -> Planning:
-    """Plans for every parent, in the parents' order."""
+    """Plans for every parent, in the parents' order (the catalog fallback's plans bundle up
+    to `bundle` mechanisms)."""
     plans: list[Plan] = []
     fallbacks: dict[str, str] = {}
     for parent in inputs.parents:
-        one = plan_one(account, inputs, parent, diagnoses, prevalences[parent])
+        one = plan_one(account, inputs, parent, diagnoses, prevalences[parent], bundle)
         plans += one.plans
         fallbacks.update(one.fallbacks)
     return Planning(plans, fallbacks)
