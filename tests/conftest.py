@@ -100,6 +100,18 @@ def wait_for_file(path: Path, proc: subprocess.Popen[str], limit_s: float = 600.
         time.sleep(0.1)
 
 
+def start_evolve(config: Path, run_dir: Path) -> tuple[list[str], subprocess.Popen[str]]:
+    """Start `evolve` on `config` into `run_dir` in its own process group (so a test can kill
+    it and its embedded Ray's agents with one `os.killpg`); returns the argv, for a second run,
+    and the process."""
+    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
+    argv += ["--run-dir", str(run_dir)]
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    return argv, proc
+
+
 def run_own_group(argv: list[str], timeout_s: float = 900) -> subprocess.CompletedProcess[str]:
     """Run `argv` in its own process group, then SIGKILL whatever of the group is left: an
     `evolve` killed with -9 would otherwise leave its embedded Ray's agents orphaned."""

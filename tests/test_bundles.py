@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import EvolutionConfig
 from harnesspro.context import seed_template
 from harnesspro.disclosure import Lesson
 from harnesspro.editor.apply import apply_plan
@@ -108,9 +107,3 @@ def test_a_bundle_measurement_is_shared_among_its_members() -> None:
     # 1 / (1 + 0.5).
     assert beliefs.credible("long_tool_output") == pytest.approx(0.5)
     assert beliefs.credible("exploration") == pytest.approx(1 / 1.5)
-
-
-def test_bundle_on_a_strategy_that_ignores_it_is_refused() -> None:
-    with pytest.raises(ValueError, match="ignores bundle"):
-        EvolutionConfig(strategy="random", bundle=3)
-    assert EvolutionConfig(strategy="no-synth", bundle=3).bundle == 3

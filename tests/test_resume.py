@@ -7,13 +7,12 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import tiny_config, wait_for_file
+from tests.conftest import start_evolve, tiny_config, wait_for_file
 
 PLANS = "SELECT parent_id, directive, mechanism, child_id FROM plans WHERE epoch = 1 ORDER BY 1, 2"
 CANDIDATES = "SELECT id, tree, parent, mechanism FROM candidates ORDER BY id"
@@ -45,11 +44,7 @@ def test_kill_during_epoch_one_rollouts_resumes_the_same_epoch(tmp_path: Path) -
     evaluation = {"final": False, "validation_rollouts": 0}
     config = tiny_config(tmp_path, evaluation=evaluation)
     run_dir = tmp_path / "run"
-    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
-    argv += ["--run-dir", str(run_dir)]
-    first = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
+    argv, first = start_evolve(config, run_dir)
     ledger = run_dir / "ledger.sqlite"
     wait_for_file(ledger, first)
     wait_for_epoch_one_rollouts(ledger, first)

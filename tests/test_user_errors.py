@@ -7,7 +7,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from harnesspro.cli import main
 from harnesspro.tasks import verify
 from harnesspro.tasks.loader import builtin_suite_dir
 from harnesspro.tasks.toolenv import ToolEnvError
-from tests.conftest import harbor_task, tiny_config, wait_for_file
+from tests.conftest import harbor_task, start_evolve, tiny_config, wait_for_file
 
 
 def fails_in_one_sentence(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -112,11 +111,7 @@ def test_rollout_command_honours_allow_unpriced(
 def test_changed_frozen_test_is_one_sentence(tmp_path: Path) -> None:
     config = tiny_config(tmp_path, evaluation={"final": False})
     run_dir = tmp_path / "run"
-    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
-    argv += ["--run-dir", str(run_dir)]
-    first = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
+    argv, first = start_evolve(config, run_dir)
     frozen = run_dir / "synth_tests"
     wait_for_file(frozen, first)
     os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run and its Ray's agents
