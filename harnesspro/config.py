@@ -174,6 +174,11 @@ class ImproverConfig(_Strict):
         return self
 
 
+DEFAULT_BUNDLE = 2
+"""Mechanisms per catalog plan when `evolution.bundle` is unset: the best of 1, 2, 3 and 5 in
+the README's benchmark (section "Benchmark")."""
+
+
 class EvolutionConfig(_Strict):
     epochs: int = Field(3, ge=0)
     """Rounds of analyse -> plan -> edit -> evaluate -> select after the seed's evaluation."""
@@ -200,25 +205,30 @@ class EvolutionConfig(_Strict):
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
 
-    bundle: int = Field(1, ge=1, le=8)
-    """Mechanisms per catalog plan: each directive's best mechanism joined by the next best
-    that agree with the directive, one per lever (planner/catalog.py:bundle_for); 1 = one
-    mechanism per plan. Acts on the catalog planner of `harnesspro` and `no-synth` (and on the
-    llm planner's catalog fallback)."""
+    bundle: int | None = Field(None, ge=1, le=8)
+    """Most mechanisms per catalog plan: each directive's best mechanism joined by the next
+    best that agree with the directive, one per lever (planner/catalog.py:bundle_for); 1 = one
+    mechanism per plan; unset = `DEFAULT_BUNDLE`. Acts on the catalog planner of `harnesspro`
+    and `no-synth` (and on the llm planner's catalog fallback); other strategies refuse it."""
 
     composer: bool = False
     """After each epoch's evaluation, per parent: merge two siblings that gained on different
     levers (git three-way merge, validated and evaluated like any candidate), pick one, or
     keep the base (harnesspro/composer.py)."""
 
+    @property
+    def plan_bundle(self) -> int:
+        """Mechanisms per catalog plan in effect."""
+        return self.bundle or DEFAULT_BUNDLE
+
     @model_validator(mode="after")
     def _switches_that_act(self) -> EvolutionConfig:
         if self.racing and self.rollouts_per_task == 1:
             raise ValueError("racing needs rollouts_per_task >= 2 (G = 1 leaves nothing to stop)")
-        if self.bundle != 1 and self.strategy not in ("harnesspro", "no-synth"):
+        if self.bundle is not None and self.strategy not in ("harnesspro", "no-synth"):
             raise ValueError(
                 f"strategy '{self.strategy}' does not use the method's planner and ignores "
-                "bundle; set bundle: 1 or strategy 'harnesspro'"
+                "bundle; remove bundle or use strategy 'harnesspro'"
             )
         if self.improver == "llm" and self.strategy not in ("harnesspro", "no-synth"):
             raise ValueError(

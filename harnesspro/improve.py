@@ -76,11 +76,11 @@ def improve(
     inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
     try:
         if not llm:
-            catalog = CatalogImprover(ctx.config.sandbox.backend, ctx.config.evolution.bundle)
+            catalog = CatalogImprover(ctx.config.sandbox.backend, ctx.config.evolution.plan_bundle)
             return run_roles(ctx, inputs, catalog)
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:
-            bundle = ctx.config.evolution.bundle
+            bundle = ctx.config.evolution.plan_bundle
             roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb, bundle)
             children = run_roles(ctx, inputs, roles)
         ctx.console.print(f"  {describe_search_costs(ctx.ledger)}", markup=False)
