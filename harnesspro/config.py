@@ -177,6 +177,8 @@ class ImproverConfig(_Strict):
 DEFAULT_BUNDLE = 2
 """Mechanisms per catalog plan when `evolution.bundle` is unset: the best of 1, 2, 3 and 5 in
 the README's benchmark (section "Benchmark")."""
+BUNDLED = ("harnesspro", "no-synth", "no-planner")
+"""The strategies whose plans `evolution.bundle` sizes."""
 
 
 class EvolutionConfig(_Strict):
@@ -209,7 +211,8 @@ class EvolutionConfig(_Strict):
     """Most mechanisms per catalog plan: each directive's best mechanism joined by the next
     best that agree with the directive, one per lever (planner/catalog.py:bundle_for); 1 = one
     mechanism per plan; unset = `DEFAULT_BUNDLE`. Acts on the catalog planner of `harnesspro`
-    and `no-synth` (and on the llm planner's catalog fallback); other strategies refuse it."""
+    and `no-synth` (and on the llm planner's catalog fallback) and on `no-planner`'s random
+    plans; other strategies refuse it."""
 
     composer: bool = False
     """After each epoch's evaluation, per parent: merge two siblings that gained on different
@@ -225,7 +228,7 @@ class EvolutionConfig(_Strict):
     def _switches_that_act(self) -> EvolutionConfig:
         if self.racing and self.rollouts_per_task == 1:
             raise ValueError("racing needs rollouts_per_task >= 2 (G = 1 leaves nothing to stop)")
-        if self.bundle is not None and self.strategy not in ("harnesspro", "no-synth"):
+        if self.bundle is not None and self.strategy not in BUNDLED:
             raise ValueError(
                 f"strategy '{self.strategy}' does not use the method's planner and ignores "
                 "bundle; remove bundle or use strategy 'harnesspro'"

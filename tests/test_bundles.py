@@ -3,6 +3,7 @@ they are applied and checked, and what their measurement teaches (hand-worked ca
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from harnesspro.mechanisms.catalog import CATALOG, members
 from harnesspro.planner.catalog import plan_for
 from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import Candidate, Plan, Score
+from harnesspro.strategies.no_planner import random_bundle
 
 SEED = Candidate("c000", "a" * 40, "t0", None, None, None, 0)
 SCORE = Score("c000", 0.6, 0.01, 1000, 24)
@@ -107,3 +109,14 @@ def test_a_bundle_measurement_is_shared_among_its_members() -> None:
     # 1 / (1 + 0.5).
     assert beliefs.credible("long_tool_output") == pytest.approx(0.5)
     assert beliefs.credible("exploration") == pytest.approx(1 / 1.5)
+
+
+def test_the_no_planner_ablation_draws_bundles_of_the_same_size() -> None:
+    rng = random.Random(0)
+    free = [name for name in CATALOG if name != "concise_prompt"]
+    for _ in range(50):
+        parts = members(random_bundle(free, 3, rng))
+        assert len(parts) == 3 and "concise_prompt" not in {m.name for m in parts}
+    # Only two levers among these: the third draw has nowhere to go.
+    two_levers = ["high_effort", "low_effort", "step_cap"]
+    assert len(members(random_bundle(two_levers, 3, rng))) == 2
