@@ -120,3 +120,12 @@ def test_the_no_planner_ablation_draws_bundles_of_the_same_size() -> None:
     # Only two levers among these: the third draw has nowhere to go.
     two_levers = ["high_effort", "low_effort", "step_cap"]
     assert len(members(random_bundle(two_levers, 3, rng))) == 2
+
+
+def test_a_bundle_the_library_found_harmful_is_not_planned_again() -> None:
+    avoid = {"compress_output+skim_inputs": "hurt in an earlier run"}
+    found = plan_for(SEED, {"c000": SEED}, SEEN, {"c000": SCORE}, avoid, bundle=2)
+    names = [p.mechanism for p in found]
+    assert "compress_output+skim_inputs" not in names
+    # Its parts stay available: cost-first keeps its leader, alone.
+    assert names[0] == "compress_output"

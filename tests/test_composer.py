@@ -165,7 +165,8 @@ def child_rollouts(ctx: RunContext, cid: str, passes: int, cost: float) -> None:
 
 def epoch_one(folder: Path) -> tuple[RunContext, list[Candidate]]:
     """A composer run: seed rollouts by hand (3 of 6 pass at $0.01), catalog children."""
-    evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True}
+    # One mechanism per plan (bundle 1): siblings then touch different levers more often.
+    evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True, "bundle": 1}
     config = load_config(tiny_config(folder, evolution=evolution))
     ctx = RunContext.open(config, RunFolder(folder / "run"), Console(record=True, width=300))
     ctx.seed()
@@ -294,7 +295,7 @@ def test_one_run_merges_and_keeps_the_base(
         tmp_path,
         model={"name": "scripted", "upstream": "scripted", "behaviour": {"profile": str(profile)}},
         evaluation={"validation_rollouts": 0, "final": False},
-        evolution={"epochs": 2, "rollouts_per_task": 2, "composer": True},
+        evolution={"epochs": 2, "rollouts_per_task": 2, "composer": True, "bundle": 1},
     )
     run = tmp_path / "run"
     assert main(["evolve", "--config", str(config), "--run-dir", str(run)]) == 0

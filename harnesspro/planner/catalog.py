@@ -126,17 +126,19 @@ def plan_for(
     bundle: int = 1,
 ) -> list[Plan]:
     """Up to three distinct plans for one survivor, one per directive, each of up to `bundle`
-    mechanisms (`bundle_for`); mechanisms in `avoid` (the experience library's net-harmful
-    changes, with evidence) are never planned, and predictions take the run's `beliefs` into
-    account."""
+    mechanisms (`bundle_for`); changes in `avoid` (the experience library's net-harmful
+    mechanisms and bundles, with evidence) are never planned, and predictions take the run's
+    `beliefs` into account."""
     score = scores[parent.id]
     banned = excluded(parent.id, candidates, scores) | set(avoid or {})
     options = [predict(m, prevalence, beliefs) for name, m in CATALOG.items() if name not in banned]
     seen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(prevalence.items()) if v > 0)
     plans: list[Plan] = []
     leaders: set[str] = set()
+    avoided_bundles = {name for name in avoid or {} if BUNDLE_SEP in name}
     for directive in DIRECTIVES:
-        parts = bundle_for(directive, options, bundle, leaders, {x.mechanism for x in plans})
+        taken = {x.mechanism for x in plans} | avoided_bundles
+        parts = bundle_for(directive, options, bundle, leaders, taken)
         if not parts:
             break
         leaders.add(parts[0].mechanism.name)
