@@ -16,6 +16,7 @@ $(RUNTIME): pyproject.toml | $(VENV)/bin/python
 	touch $(RUNTIME)
 
 $(DEV): $(RUNTIME)
+	sh scripts/install_llama.sh $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(DEV)
 
