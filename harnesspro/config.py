@@ -231,7 +231,7 @@ class EvolutionConfig(_Strict):
         if self.bundle is not None and self.strategy not in BUNDLED:
             raise ValueError(
                 f"strategy '{self.strategy}' does not use the method's planner and ignores "
-                "bundle; remove bundle or use strategy 'harnesspro'"
+                f"bundle; remove bundle or use one of {', '.join(BUNDLED)}"
             )
         if self.improver == "llm" and self.strategy not in ("harnesspro", "no-synth"):
             raise ValueError(

@@ -25,13 +25,14 @@ import yaml
 from rich.console import Console
 
 from harnesspro.config import ModelConfig, Price, load_config
-from harnesspro.context import RunContext
+from harnesspro.context import RunContext, seed_template
 from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
+from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutResult, RolloutSpec, Task, Usage
+from harnesspro.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
 from harnesspro.rollout import RolloutInputs
 from harnesspro.runfolder import RunFolder
 from harnesspro.tasks.loader import folder_files, load_suite, load_task
@@ -110,6 +111,13 @@ def start_evolve(config: Path, run_dir: Path) -> tuple[list[str], subprocess.Pop
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     return argv, proc
+
+
+def seed_repo(folder: Path) -> tuple[HarnessRepo, Candidate]:
+    """A harness repository under `folder` holding the bundled seed as candidate c000."""
+    repo = HarnessRepo(folder / "harness", folder / "worktrees")
+    commit, tree = repo.commit_seed(seed_template())
+    return repo, Candidate("c000", commit, tree, None, None, None, 0)
 
 
 def run_own_group(argv: list[str], timeout_s: float = 900) -> subprocess.CompletedProcess[str]:

@@ -12,12 +12,12 @@ import pytest
 from harnesspro.context import seed_template
 from harnesspro.disclosure import Lesson
 from harnesspro.editor.apply import apply_plan
-from harnesspro.harness.repo import HarnessRepo
 from harnesspro.mechanisms.catalog import CATALOG, members
 from harnesspro.planner.catalog import plan_for
 from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import Candidate, Plan, Score
 from harnesspro.strategies.no_planner import random_bundle
+from tests.conftest import seed_repo
 
 SEED = Candidate("c000", "a" * 40, "t0", None, None, None, 0)
 SCORE = Score("c000", 0.6, 0.01, 1000, 24)
@@ -74,9 +74,7 @@ def test_a_name_with_two_mechanisms_on_one_lever_is_not_a_bundle() -> None:
 
 
 def test_a_bundle_applies_every_member_and_is_checked_member_by_member(tmp_path: Path) -> None:
-    repo = HarnessRepo(tmp_path / "harness", tmp_path / "worktrees")
-    commit, tree = repo.commit_seed(seed_template())
-    seed = Candidate("c000", commit, tree, None, None, None, 0)
+    repo, seed = seed_repo(tmp_path)
     plan = Plan("c000", "cost-first", "compress_output+skim_inputs", "why", 0.0, -0.32)
     edit = apply_plan(plan, seed, repo, [seed], "c001", 1)
     assert edit.new and edit.candidate is not None

@@ -12,12 +12,12 @@ from harnesspro.analyzer.rules import Trace, analyze, prevalence
 from harnesspro.context import seed_template
 from harnesspro.disclosure import Lesson
 from harnesspro.editor.apply import apply_plan
-from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import validate_harness
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import excluded, plan_for, predict
 from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import DIRECTIVES, Candidate, Plan, Score
+from tests.conftest import seed_repo
 
 
 def trace(key: str, passed: bool, commands: list[str], chars: int = 10) -> Trace:
@@ -91,16 +91,14 @@ def test_every_mechanism_applies_to_the_seed_and_validates(tmp_path: Path) -> No
 
 
 def test_editor_commits_each_plan_in_its_own_worktree_and_dedups(tmp_path: Path) -> None:
-    repo = HarnessRepo(tmp_path / "harness", tmp_path / "worktrees")
-    commit, tree = repo.commit_seed(seed_template())
-    seed = Candidate("c000", commit, tree, None, None, None, 0)
+    repo, seed = seed_repo(tmp_path)
     plan = Plan("c000", "cost-first", "compress_output", "why", 0.0, -0.1)
     edit = apply_plan(plan, seed, repo, [seed], "c001", 1)
     assert edit.new and edit.candidate is not None
     child = edit.candidate
     assert (tmp_path / "worktrees" / "c001" / "harness.yaml").is_file()
     assert "compress_output" in repo.repo.commit(child.commit).message
-    assert repo.repo.commit(child.commit).parents[0].hexsha == commit
+    assert repo.repo.commit(child.commit).parents[0].hexsha == seed.commit
     # The same plan again from the same parent is the same candidate (resume).
     assert apply_plan(plan, seed, repo, [seed, child], "c002", 1).candidate == child
     # A different route to an identical tree is deduplicated.
