@@ -150,10 +150,11 @@ class Gateway:
             elapsed = time.monotonic() - started
             status = _status(exc)
             spent = None if failed.unknown else failed.usage
-            self._record(token, spent, elapsed, status, exc.retries, body)
+            self._record(token, spent, elapsed, status, exc.retries, body, landed=True)
             return status, _error(f"upstream failed: {exc}", "upstream_error")
-        finally:
+        except BaseException:
             self._end()
+            raise
         reported = response.get("usage")
         # An answer without a usage object was billed for tokens nobody counted: unknown.
         usage = None
@@ -161,7 +162,7 @@ class Gateway:
             usage = failed.usage + normalise_usage(reported)
         elapsed = time.monotonic() - started
         message = first_message(response)
-        self._record(token, usage, elapsed, 200, retries, body, message)
+        self._record(token, usage, elapsed, 200, retries, body, message, landed=True)
         with self._lock:
             self.chat_log.add(token, body, message)
         return 200, response
@@ -185,35 +186,42 @@ class Gateway:
     def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
         started, usage, status, failed = time.monotonic(), None, 200, Attempts()
         seen: list[dict[str, Any]] = []
+        landed = False
         self._begin()
         try:
-            chunks, retries = with_retries(
-                _counting(
-                    lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
-                    failed,
-                ),
-                self.retry,
-            )
-            for chunk in chunks:
-                if chunk.get("usage"):
-                    usage = normalise_usage(chunk["usage"])
-                seen.append(chunk)
-                yield sse(chunk)
-        except UpstreamError as exc:
-            status, retries = _status(exc), exc.retries
-            failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
-            yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
+            try:
+                chunks, retries = with_retries(
+                    _counting(
+                        lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
+                        failed,
+                    ),
+                    self.retry,
+                )
+                for chunk in chunks:
+                    if chunk.get("usage"):
+                        usage = normalise_usage(chunk["usage"])
+                    seen.append(chunk)
+                    yield sse(chunk)
+            except UpstreamError as exc:
+                status, retries = _status(exc), exc.retries
+                failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
+                yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
+            # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
+            known = not failed.unknown and (usage is not None or status != 200)
+            total = failed.usage + (usage or Usage()) if known else None
+            message = assemble(seen)
+            elapsed = time.monotonic() - started
+            self._record(token, total, elapsed, status, retries, body, message, landed=True)
+            landed = True
+            if status == 200:
+                with self._lock:
+                    self.chat_log.add(token, body, message)
         finally:
-            self._end()
+            if not landed:  # the client hung up mid-stream
+                self._end()
+        # The end marker goes out only once the call is metered: a client that saw the whole
+        # answer never finds it missing from the ledger.
         yield sse(None)
-        # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
-        known = not failed.unknown and (usage is not None or status != 200)
-        total = failed.usage + (usage or Usage()) if known else None
-        message = assemble(seen)
-        self._record(token, total, time.monotonic() - started, status, retries, body, message)
-        if status == 200:
-            with self._lock:
-                self.chat_log.add(token, body, message)
 
     def _record(
         self,
@@ -224,13 +232,17 @@ class Gateway:
         retries: int,
         shape: dict[str, Any] | None = None,
         reply: dict[str, Any] | None = None,
+        landed: bool = False,
     ) -> None:
         """Meter one call (`usage` None = unknown); `shape` is the request, logged as digests
         (`request_shape`). An unknown usage is charged to the token budget as an estimate from
-        the request and `reply` (`estimated_tokens`), so a runaway rollout still stops."""
+        the request and `reply` (`estimated_tokens`), so a runaway rollout still stops.
+        `landed`: the call was in flight and leaves flight in the same step, so a gateway that
+        closes meanwhile counts it exactly once (in flight, or here)."""
         cost = None if self.price is None or usage is None else cost_of(usage, self.price)
         call = ModelCall(self.model, usage, cost, latency, status, retries)
         with self._lock:
+            self.in_flight -= landed
             if self._closed:
                 return  # counted as in flight (unknown) when the gateway closed
             spent = self.accounts[token].spent
