@@ -17,7 +17,6 @@ from typing import Any
 
 from harnesspro.config import ModelConfig, Price
 from harnesspro.gateway.budget import RolloutBudget
-from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.retry import RetryPolicy, fitted
 from harnesspro.gateway.server import BUDGET_STATUS, Gateway
 from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
@@ -179,6 +178,9 @@ def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Up
         script = script or inputs.script
         scripts = [script] if script else []
         return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
+    # The openai SDK (~0.6 s to import) is loaded only by the rollouts that call a provider.
+    from harnesspro.gateway.openai_upstream import OpenAIUpstream
+
     key = os.environ.get(inputs.model.api_key_env or "", "")
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
     return OpenAIUpstream(inputs.model.base_url, key, timeout_s=attempt_s)

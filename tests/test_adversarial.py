@@ -66,8 +66,9 @@ def test_adversary_scores_zero_on_external_dev_sets(name: str) -> None:
     folder = DATASETS / name
     if not folder.is_dir():
         pytest.skip(f"{folder} is absent (shared datasets)")
-    # Every third task keeps `make test` short; scripts/adversary_sweep.py attacks them all.
-    tasks = sorted(load_suite(str(folder)), key=lambda t: t.id)[::3]
+    # Every sixth task keeps `make test` short (this slice has none of the two whose verifiers
+    # take ~20 s); scripts/adversary_sweep.py attacks them all.
+    tasks = sorted(load_suite(str(folder)), key=lambda t: t.id)[3::6]
     attacks = [attack_layout(task, Bubblewrap()) for task in tasks]
     if all(a.fooled is None for a in attacks):
         pytest.skip(f"no task of {name} runs without a container here")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -173,12 +174,12 @@ def rows(run_dir: Path, sql: str) -> list[tuple[object, ...]]:
         return db.execute(sql).fetchall()
 
 
-@pytest.fixture(scope="module")
-def evaluated_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
-    folder = tmp_path_factory.mktemp("final")
-    config = tiny_config(folder, evaluation=EVALUATION)
-    assert main(["evolve", "--config", str(config), "--run-dir", str(folder / "run")]) == 0
-    return folder / "run"
+@pytest.fixture
+def evaluated_run(finished_run: Path) -> Path:
+    """The session's finished tiny run (conftest): its config is `EVALUATION`'s."""
+    config = load_config(finished_run / "config.yaml")
+    assert config.evaluation.model_dump(include=set(EVALUATION)) == EVALUATION
+    return finished_run
 
 
 @pytest.mark.slow
@@ -225,11 +226,13 @@ def test_every_run_has_agreement_budget_and_intervals(evaluated_run: Path) -> No
 
 @pytest.mark.slow
 def test_eval_command_reuses_finished_rollouts(
-    evaluated_run: Path, capsys: pytest.CaptureFixture[str]
+    evaluated_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = rows(evaluated_run, "SELECT count(*) FROM rollouts")
-    assert main(["eval", str(evaluated_run), "--attempts", "2"]) == 0
-    assert rows(evaluated_run, "SELECT count(*) FROM rollouts") == before
+    run_dir = tmp_path / "run"  # a copy: the shared run stays read-only
+    shutil.copytree(evaluated_run, run_dir, symlinks=True)
+    before = rows(run_dir, "SELECT count(*) FROM rollouts")
+    assert main(["eval", str(run_dir), "--attempts", "2"]) == 0
+    assert rows(run_dir, "SELECT count(*) FROM rollouts") == before
     out = capsys.readouterr().out
     assert "resolution band" in out and "pass@2" in out and "failure recall" in out
 

@@ -61,7 +61,8 @@ class Head:
 def stop(process: subprocess.Popen[bytes], temp: Path) -> None:
     """Stop the head and everything it started: its process group, then any process still
     naming its private temp dir (ours alone), by pid."""
-    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 5)):
+    # A blocked `ray start` often outlives SIGTERM for long: a short grace, then SIGKILL.
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGKILL, 5)):
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:

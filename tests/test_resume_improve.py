@@ -54,6 +54,13 @@ if point in ("commit_candidate", "record_edit"):
     hooked(HarnessRepo if point == "commit_candidate" else Ledger, point, True)
 sys.exit(cli.main(["evolve", *argv]))
 """
+# Two coreset tasks at G = 1 and no evaluation after the search: the improve step is what
+# these tests kill, so the rollouts are kept few.
+SMALL: dict[str, dict[str, object]] = {
+    "coreset": {"size": 2},
+    "evolution": {"epochs": 1, "rollouts_per_task": 1},
+    "evaluation": {"final": False, "validation_rollouts": 0},
+}
 TABLES = {
     "plans": "SELECT epoch, parent_id, directive, mechanism, child_id, note FROM plans",
     "candidates": "SELECT id, tree, parent, directive, mechanism, epoch FROM candidates",
@@ -67,7 +74,7 @@ def evolve(
     tmp: Path, run_dir: Path, point: str, **sections: dict[str, object]
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     """One `evolve` through the runner; returns it and its counted calls."""
-    sections.setdefault("evaluation", {"final": False, "validation_rollouts": 0})
+    sections = {**SMALL, **sections}
     config = tiny_config(tmp, **sections)
     calls = tmp / f"calls-{point}.json"
     argv = ["--config", str(config), "--run-dir", str(run_dir)]
@@ -154,8 +161,8 @@ def test_a_worktree_a_kill_left_half_added_is_replaced(tmp_path: Path) -> None:
 
 
 NSGA2 = {
-    "evolution": {"epochs": 1, "rollouts_per_task": 2, "strategy": "nsga2"},
-    "evaluation": {"final": False, "validation_rollouts": 0, "max_rollouts": 18},
+    "evolution": {"epochs": 1, "rollouts_per_task": 1, "strategy": "nsga2"},
+    "evaluation": {"final": False, "validation_rollouts": 0, "max_rollouts": 6},
 }
 
 

@@ -25,7 +25,6 @@ import pandas as pd
 from harnesspro.atomic import atomic_path
 from harnesspro.config import ConfigError, ImproverConfig, Price, RunConfig
 from harnesspro.gateway.budget import RolloutBudget
-from harnesspro.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.gateway.retry import RetryPolicy
 from harnesspro.gateway.server import Gateway
@@ -67,6 +66,8 @@ def make_improver_upstream(improver: ImproverConfig) -> Upstream:
             )
         return ReplayUpstream.from_log(improver.replay_log)
     if improver.upstream == "openai":
+        from harnesspro.gateway.openai_upstream import OpenAIUpstream  # the SDK only when used
+
         key = os.environ.get(improver.api_key_env or "", "")
         return OpenAIUpstream(improver.base_url, key)
     from harnesspro.search.scripted import ScriptedImprover
