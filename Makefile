@@ -31,9 +31,12 @@ lint: setup $(DEV)
 	$(VENV)/bin/ruff format --check harnesspro tests scripts
 	$(VENV)/bin/mypy harnesspro
 
+# Test processes at once (pytest-xdist); each runs its own embedded Ray (~0.8 GB).
+TEST_WORKERS ?= 2
+
 test: lint
 	@sh scripts/install_chromium.sh
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 clean:
 	rm -rf $(VENV) *.egg-info
