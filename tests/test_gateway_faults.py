@@ -103,6 +103,15 @@ def test_streaming_pass_through_with_usage_in_the_final_chunk() -> None:
     assert provider.requests[0]["stream"] is True
 
 
+def test_a_stream_is_metered_before_its_end_marker_goes_out() -> None:
+    # A client that has read `[DONE]` may end the rollout and close the gateway at once: by
+    # then the call must be in the ledger, or it is lost (neither metered nor in flight).
+    with fake_provider([("stream",)]) as provider, gateway_to(provider.base_url) as gw:
+        status, events = gw.chat_stream("rollout-token-abcdef", dict(BODY, stream=True))
+        metered_at_done = [len(gw.calls) for event in events if event == b"data: [DONE]\n\n"]
+        assert status == 200 and metered_at_done == [1] and gw.in_flight == 0
+
+
 def test_rollout_budget_refuses_calls_with_a_bounded_overshoot() -> None:
     budget = RolloutBudget(max_calls=2)
     with fake_provider([]) as provider, gateway_to(provider.base_url, budget=budget) as gw:
