@@ -239,7 +239,7 @@ def record_effects(ctx: RunContext, epoch: int, only: set[str] | None = None) ->
         diff = paired_difference(pairs, ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
         confounders = _confounders(ctx, plan, str(child), every)
         effect = measure(plan, diff, pairs.unit, confounders)
-        ctx.ledger.record_effect(epoch, parent, plan.directive, effect)
+        ctx.ledger.record_effect(epoch, plan, effect)
         held = check_prediction(plan, scores[parent], scores[child])[2]
         # An unpriced model's cost change is unknown, and so is whether the prediction held.
         unknown = math.isnan(scores[child].cost_per_task) or math.isnan(

@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS diagnoses (
 CREATE TABLE IF NOT EXISTS plans (
   epoch INTEGER, parent_id TEXT, directive TEXT, mechanism TEXT, rationale TEXT,
   predicted_pass REAL, predicted_cost REAL, child_id TEXT, note TEXT,
-  PRIMARY KEY (epoch, parent_id, directive));
+  PRIMARY KEY (epoch, parent_id, directive, mechanism));
 CREATE TABLE IF NOT EXISTS intervals (
   epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
   p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
@@ -105,12 +105,35 @@ class Ledger:
         self.db.close()
 
     def _migrate(self) -> None:
-        """Add columns that ledgers written by earlier versions lack."""
+        """Add columns that ledgers written by earlier versions lack, and re-key their plans."""
+        self._rekey_plans()
         for table, column, kind in MIGRATIONS:
             present = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
             if column not in present:
                 with self.db:
                     self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+    def _rekey_plans(self) -> None:
+        """Ledgers written before plans were keyed by mechanism too kept one plan per parent and
+        directive (random and nsga2 plan several "balanced" ones): rebuild the table with the
+        current key, rows kept. SQLite cannot change a primary key in place."""
+        old = {row[1]: (row[2], row[5]) for row in self.db.execute("PRAGMA table_info(plans)")}
+        if old["mechanism"][1] > 0:  # part of the key already
+            return
+        create = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS plans") :].split(";")[0]
+        columns = ", ".join(old)
+        with self.db:  # one transaction (DDL included): a kill leaves the old table whole
+            self.db.execute("BEGIN")
+            self.db.execute("ALTER TABLE plans RENAME TO plans_before_rekey")
+            self.db.execute(create)
+            new = {row[1] for row in self.db.execute("PRAGMA table_info(plans)")}
+            for column, (kind, _) in old.items():
+                if column not in new:
+                    self.db.execute(f"ALTER TABLE plans ADD COLUMN {column} {kind}")
+            self.db.execute(
+                f"INSERT INTO plans ({columns}) SELECT {columns} FROM plans_before_rekey"
+            )
+            self.db.execute("DROP TABLE plans_before_rekey")
 
     def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         with self.db:
@@ -315,13 +338,13 @@ class Ledger:
         marks = ", ".join("?" for _ in row)
         return f"INSERT OR REPLACE INTO plans ({names}) VALUES ({marks})", tuple(row.values())
 
-    def record_effect(self, epoch: int, parent_id: str, directive: str, effect: Effect) -> None:
+    def record_effect(self, epoch: int, plan: Plan, effect: Effect) -> None:
         """A plan's measured effect and verdict (proposer memory)."""
         self._write(
             "UPDATE plans SET measured_pass = ?, measured_cost = ?, verdict = ?, verdict_why = ? "
-            "WHERE epoch = ? AND parent_id = ? AND directive = ?",
-            [(effect.d_pass, effect.d_cost, effect.verdict, effect.why, epoch, parent_id,
-              directive)],
+            "WHERE epoch = ? AND parent_id = ? AND directive = ? AND mechanism = ?",
+            [(effect.d_pass, effect.d_cost, effect.verdict, effect.why, epoch, plan.parent_id,
+              plan.directive, plan.mechanism)],
         )  # fmt: skip
 
     def plans(self) -> pd.DataFrame:
