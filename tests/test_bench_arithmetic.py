@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from harnesspro.bench.arithmetic import (
     paired_wins,
     reference_front,
 )
-from harnesspro.bench.report import run_rows, summary
+from harnesspro.bench.report import run_rows, summary, write_outputs
 from harnesspro.bench.runner import Outcome, variant_config, variants
 from harnesspro.config import RunConfig
 
@@ -94,6 +95,20 @@ def test_report_rows_and_summary_by_hand() -> None:
     assert table.loc["random", "default_losses"] == 1
     assert table.loc["harnesspro", "normalised_hv_misleading"] == pytest.approx(HV_B / HV_REF)
     assert isinstance(rows, pd.DataFrame)
+
+
+def test_bench_json_lists_the_exhaustive_points_by_harness(tmp_path: Path) -> None:
+    outcomes = [Outcome("harnesspro", 1, False, {"seed": (0.5, 2.0)}, 40, "")]
+    exhaustive = {1: {"seed": (0.5, 2.0), "step_cap": (0.25, 1.0)}}
+    rows = run_rows(outcomes, {1: list(exhaustive[1].values())})
+    write_outputs(tmp_path, rows, summary(rows), exhaustive)
+    written = json.loads((tmp_path / "bench.json").read_text())["exhaustive"]
+    assert written == {
+        "1": {
+            "seed": {"pass_rate": 0.5, "cost_per_task": 2.0},
+            "step_cap": {"pass_rate": 0.25, "cost_per_task": 1.0},
+        }
+    }
 
 
 def test_composer_variant_switches_the_composer_on_that_variant_only(tmp_path: Path) -> None:

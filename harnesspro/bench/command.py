@@ -85,9 +85,9 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         if args.exhaustive:
             extra[profile] = exhaustive_points(base, profile, out, console)
         # Written after every profile, so an interrupted bench still reports what finished.
-        rows = report.run_rows(outcomes, extra)
+        rows = report.run_rows(outcomes, {p: list(points.values()) for p, points in extra.items()})
         summary = report.summary(rows, seed=base.seed)
-        paths = report.write_outputs(out, rows, summary)
+        paths = report.write_outputs(out, rows, summary, extra)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
     console.print(

@@ -183,8 +183,14 @@ def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
     return [bars, scatter]
 
 
-def write_outputs(out: Path, rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[Path]:
-    """bench.csv (per run), summary.csv, bench.json and bench.html, each written atomically."""
+def write_outputs(
+    out: Path,
+    rows: pd.DataFrame,
+    summary_frame: pd.DataFrame,
+    exhaustive: Mapping[int, Mapping[str, Point]] | None = None,
+) -> list[Path]:
+    """bench.csv (per run), summary.csv, bench.json and bench.html, each written atomically;
+    bench.json also lists the `exhaustive` points per profile (harness -> pass rate, $/task)."""
     out.mkdir(parents=True, exist_ok=True)
     html = "".join(
         f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False)
@@ -193,6 +199,13 @@ def write_outputs(out: Path, rows: pd.DataFrame, summary_frame: pd.DataFrame) ->
     payload = {
         "runs": json.loads(rows.to_json(orient="records")),
         "summary": json.loads(summary_frame.to_json(orient="records")),
+        "exhaustive": {
+            str(profile): {
+                name: {"pass_rate": pass_rate, "cost_per_task": cost}
+                for name, (pass_rate, cost) in points.items()
+            }
+            for profile, points in (exhaustive or {}).items()
+        },
     }
     texts = {
         "bench.csv": rows.to_csv(index=False),

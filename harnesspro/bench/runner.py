@@ -113,9 +113,10 @@ def run_variant(
 
 def exhaustive_points(
     base: RunConfig, profile: int, out: Path, console: Console
-) -> list[tuple[float, float]]:
+) -> dict[str, tuple[float, float]]:
     """The documented lever subset - the seed and each catalog mechanism alone - evaluated
-    on the test split (K attempts, official tests): extra points for the reference front."""
+    on the test split (K attempts, official tests): extra points for the reference front,
+    by harness ("seed" or the mechanism's name)."""
     from harnesspro.editor.apply import apply_plan
     from harnesspro.mechanisms.catalog import CATALOG
     from harnesspro.records import Plan
@@ -139,10 +140,11 @@ def exhaustive_points(
         evaluate(ctx, list(ctx.candidates().values()), 0, "test", attempts=range(k))
         frame = held_out_frame(ctx.ledger.rollouts(), ctx.splits.test)
         frame = frame[frame["attempt"] < k]
-        points = []
-        for _, group in frame.groupby("candidate_id"):
+        names = {c.id: c.mechanism or "seed" for c in ctx.candidates().values()}
+        points = {}
+        for candidate_id, group in frame.groupby("candidate_id"):
             s = summarise(group, k)
-            points.append((float(s["pass_rate"]), float(s["cost_per_task"])))
+            points[names[str(candidate_id)]] = (float(s["pass_rate"]), float(s["cost_per_task"]))
         ctx.ledger.close()
     console.print(f"  exhaustive singles on profile {profile}: {len(points)} harnesses")
     return points
