@@ -203,6 +203,11 @@ class EvolutionConfig(_Strict):
     """How the search spends its budget (harnesspro/strategies/): the method itself, or a
     baseline/ablation for `harnesspro bench`; `no-synth` scores with a trajectory judgement
     instead of the frozen tests."""
+    judge_trajectory: bool = True
+    """A rollout passes its frozen synthesized test only when its trajectory also ends in a
+    submission after a clean last tool result (testsynth/judge.py): the test checks the files,
+    the judgement how the work ended. false = the frozen test alone. `no-synth` scores by the
+    judgement alone and refuses false."""
     racing: bool = False
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
@@ -228,6 +233,11 @@ class EvolutionConfig(_Strict):
     def _switches_that_act(self) -> EvolutionConfig:
         if self.racing and self.rollouts_per_task == 1:
             raise ValueError("racing needs rollouts_per_task >= 2 (G = 1 leaves nothing to stop)")
+        if self.strategy == "no-synth" and not self.judge_trajectory:
+            raise ValueError(
+                "strategy 'no-synth' scores by the trajectory judgement alone and ignores "
+                "judge_trajectory: false; remove it or use another strategy"
+            )
         if self.bundle is not None and self.strategy not in BUNDLED:
             raise ValueError(
                 f"strategy '{self.strategy}' does not use the method's planner and ignores "

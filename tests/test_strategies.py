@@ -63,6 +63,10 @@ def test_every_registered_strategy_imports(name: str) -> None:
         (["evolution.racing=true", "evolution.rollouts_per_task=1"], "racing"),
         (["evolution.improver=llm", "evolution.strategy=random"], "improver 'llm'"),
         (["evolution.bundle=3", "evolution.strategy=nsga2"], "ignores bundle"),
+        (
+            ["evolution.judge_trajectory=false", "evolution.strategy=no-synth"],
+            "ignores judge_trajectory",
+        ),
     ],
 )
 def test_switches_that_would_not_act_are_refused(

@@ -204,3 +204,53 @@ def test_a_script_in_another_language_passes_when_it_behaves_the_same() -> None:
     python = workspace(b"#!/usr/bin/env python3\nprint('HI')\n", b"HI\n")
     assert score(test, python, sandbox)
     assert not score(test, workspace(b"#!/bin/bash\necho HO\n", b"HI\n"), sandbox)
+
+
+def _submitted(output: str) -> str:
+    events = [{"type": "tool_result", "output": output}, {"type": "submit", "content": "done"}]
+    return "\n".join(json.dumps(e) for e in events)
+
+
+@pytest.mark.parametrize("judged", [True, False])
+def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
+    tmp_path: Path, judged: bool
+) -> None:
+    """Three rollouts with the same right files: the one that submitted after a clean command
+    passes; the one that never submitted and the one whose last command failed pass only when
+    `evolution.judge_trajectory` is false (the frozen test alone)."""
+    suite = tmp_path / "suite"
+    for source in sorted(builtin_suite_dir().iterdir())[:6]:
+        shutil.copytree(source, suite / source.name)
+    evolution = {"epochs": 1, "rollouts_per_task": 2, "judge_trajectory": judged}
+    config = tiny_config(tmp_path, tasks={"suite": str(suite)}, evolution=evolution)
+    ctx = RunContext.open(load_config(config), RunFolder(tmp_path / "run"), Console(width=200))
+    ctx.seed()
+    task_id = ctx.splits.coreset[0]
+    ctx = replace(
+        ctx,
+        tasks={**ctx.tasks, task_id: replace(ctx.tasks[task_id], instruction=REPORT)},
+        splits=replace(ctx.splits, coreset=(task_id,)),
+    )
+    trajectories = {
+        "c000-0": _submitted("ok"),
+        "c000-1": _submitted("ok"),
+        "c001-0": _submitted("ok"),
+        "c001-1": json.dumps({"type": "tool_result", "output": "ok"}),  # never submitted
+        "c001-2": _submitted("bash: jq: command not found"),
+    }
+    for key, trajectory in trajectories.items():
+        candidate, attempt = key.split("-")
+        result = RolloutResult(key, "ok", Usage(), 0.01, 1.0, 1, True, trajectory, "", SEED)
+        spec = RolloutSpec(key, candidate, task_id, int(attempt), 0)
+        ctx.ledger.record_rollout(spec, result, ctx.run.save_rollout(result), "coreset")
+        if key == "c000-1":
+            freeze_tests(ctx)  # written from the seed's two rollouts, as a run does
+    score_pending(ctx)
+    passes = ctx.ledger.rollouts().set_index("key")["pass"].astype(bool).to_dict()
+    assert passes == {
+        "c000-0": True,
+        "c000-1": True,
+        "c001-0": True,
+        "c001-1": not judged,
+        "c001-2": not judged,
+    }

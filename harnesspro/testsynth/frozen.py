@@ -3,6 +3,8 @@
 `evolution.synthesizer` chooses the writer: `offline` checks (testsynth.offline) or an `llm`
 executable test (testsynth.llm), which falls back to the offline checks with a recorded
 reason when the model gives no test that runs. Every test is frozen by hash in the ledger.
+With `evolution.judge_trajectory` (default) a pass also needs the trajectory judgement
+(testsynth/judge.py).
 
 A task whose test has no check is *unscorable*: its test is frozen with the reason (so the
 decision is made once, at epoch 0), a console line and `reports/synth_tests.json` say so, and
@@ -149,8 +151,9 @@ def grade(test: FrozenTest, snapshot: Snapshot, sandbox: Sandbox) -> bool:
 
 
 def score_pending(ctx: RunContext) -> None:
-    """Grade every rollout that has no verdict yet with its task's frozen test; rollouts of
-    unscorable tasks keep none."""
+    """Grade every rollout that has no verdict yet with its task's frozen test and (by
+    `evolution.judge_trajectory`) the trajectory judgement; rollouts of unscorable tasks keep
+    none."""
     tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
     rollouts = ctx.ledger.rollouts()
     if ctx.config.evolution.strategy == "no-synth":
@@ -162,8 +165,10 @@ def score_pending(ctx: RunContext) -> None:
     fault = rollouts["status"] == "infra_error"
     pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]
     sandbox = checks_sandbox(ctx)
+    judged = ctx.config.evolution.judge_trajectory
     verdicts = {
-        key: grade(tests[task_id], ctx.run.workspace(key), sandbox)
+        key: (not judged or judge(ctx.run.trajectory(key)))
+        and grade(tests[task_id], ctx.run.workspace(key), sandbox)
         for key, task_id in zip(pending["key"], pending["task_id"], strict=True)
     }
     ctx.ledger.set_passes(verdicts)

@@ -1,4 +1,5 @@
-"""The `no-synth` ablation's scorer: a direct judgement of the trajectory, no frozen test.
+"""The trajectory judgement: the `no-synth` ablation's whole scorer (no frozen test), and by
+default (`evolution.judge_trajectory`) a second condition on every frozen test's pass.
 
 As a judge reading the transcript would, it passes a rollout that submitted, whose last
 command output shows no failure, and that logged no error; it cannot see whether the files
