@@ -62,9 +62,9 @@ def by_profile(rows: pd.DataFrame) -> dict[int, float]:
     return {int(p): float(v) for p, v in zip(rows["profile"], rows["normalised_hv"], strict=True)}
 
 
-def summary(rows: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """Per variant: means and 90% intervals over profiles; the default's paired wins."""
-    default = by_profile(rows[rows["variant"] == DEFAULT])
+def summary(rows: pd.DataFrame, seed: int = 0, default_variant: str = DEFAULT) -> pd.DataFrame:
+    """Per variant: means and 90% intervals over profiles; `default_variant`'s paired wins."""
+    default = by_profile(rows[rows["variant"] == default_variant])
     out = []
     for variant, group in rows.groupby("variant", sort=False):
         row: dict[str, object] = {"variant": variant, "profiles": len(group)}
@@ -75,7 +75,7 @@ def summary(rows: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
         for tag, part in (("misleading", True), ("plain", False)):
             values = group[group["misleading"] == part]["normalised_hv"]
             row[f"normalised_hv_{tag}"] = float(values.mean()) if len(values) else math.nan
-        if variant != DEFAULT and default:
+        if variant != default_variant and default:
             w = paired_wins(default, by_profile(group))
             row.update(
                 default_wins=w.wins,

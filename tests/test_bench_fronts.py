@@ -1,0 +1,46 @@
+"""scripts/bench_fronts.py: two bench outputs scored on one reference front, checked against
+hypervolumes worked by hand."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def bench(folder: Path, points: dict[str, tuple[float, float]]) -> str:
+    row = {"variant": "harnesspro", "profile": 1, "misleading": False, "rollouts": 80}
+    for mode, (pass_rate, cost) in points.items():
+        row |= {f"{mode}_pass": pass_rate, f"{mode}_cost": cost}
+    folder.mkdir()
+    pd.DataFrame([row]).to_csv(folder / "bench.csv", index=False)
+    return str(folder)
+
+
+def test_two_benches_on_one_front(tmp_path: Path) -> None:
+    a = bench(
+        tmp_path / "a",
+        {"seed": (0.5, 1.0), "lite": (0.5, 0.5), "medium": (0.75, 1.0), "heavy": (1.0, 2.0)},
+    )
+    b = bench(
+        tmp_path / "b",
+        {"seed": (0.5, 1.0), "lite": (0.5, 1.0), "medium": (0.5, 1.0), "heavy": (1.0, 1.5)},
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_fronts.py"), f"a={a}", f"b={b}"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    # Reference point: pass 0 at cost 2 x 2.0 = 4. The union's front (0.5, 0.5), (0.75, 1.0),
+    # (1.0, 1.5) covers 3.5 x 0.5 + 3 x 0.25 + 2.5 x 0.25 = 3.125; a's points cover
+    # 3.5 x 0.5 + 3 x 0.25 + 2 x 0.25 = 3.0 and b's 3 x 0.5 + 2.5 x 0.5 = 2.75.
+    assert f"| harnesspro@a | {3.0 / 3.125:.3f}" in done.stdout
+    assert f"| harnesspro@b | {2.75 / 3.125:.3f}" in done.stdout
+    assert "| 80 | 1/0/0 |" in done.stdout  # a beats b on the one profile
