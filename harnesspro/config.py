@@ -208,6 +208,11 @@ class EvolutionConfig(_Strict):
     submission after a clean last tool result (testsynth/judge.py): the test checks the files,
     the judgement how the work ended. false = the frozen test alone. `no-synth` scores by the
     judgement alone and refuses false."""
+    exploration: bool = False
+    """Rank the catalog planner's mechanisms by a draw from each prediction's uncertainty
+    (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a
+    near-zero prior get tried. Acts on the catalog improver of `harnesspro` and `no-synth`;
+    other strategies and improver 'llm' refuse it."""
     racing: bool = False
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
@@ -237,6 +242,13 @@ class EvolutionConfig(_Strict):
             raise ValueError(
                 "strategy 'no-synth' scores by the trajectory judgement alone and ignores "
                 "judge_trajectory: false; remove it or use another strategy"
+            )
+        if self.exploration and (
+            self.strategy not in ("harnesspro", "no-synth") or self.improver != "catalog"
+        ):
+            raise ValueError(
+                "exploration ranks the catalog improver's plans of strategy 'harnesspro' or "
+                "'no-synth' and is ignored here; remove it or use those with improver 'catalog'"
             )
         if self.bundle is not None and self.strategy not in BUNDLED:
             raise ValueError(

@@ -23,6 +23,7 @@ from harnesspro.gateway.upstream import Upstream
 from harnesspro.library import harmful
 from harnesspro.metrics import row_tokens, scored
 from harnesspro.planner.catalog import check_prediction
+from harnesspro.planner.exploration import Exploration
 from harnesspro.planner.memory import Pairs, measure, paired_difference
 from harnesspro.records import Candidate, Plan
 from harnesspro.roles import CatalogImprover, Improver, LLMImprover
@@ -76,7 +77,9 @@ def improve(
     inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
     try:
         if not llm:
-            catalog = CatalogImprover(ctx.config.sandbox.backend, ctx.config.evolution.plan_bundle)
+            evolution = ctx.config.evolution
+            explore = Exploration(f"{ctx.config.seed}:{epoch}") if evolution.exploration else None
+            catalog = CatalogImprover(ctx.config.sandbox.backend, evolution.plan_bundle, explore)
             return run_roles(ctx, inputs, catalog)
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:

@@ -21,6 +21,7 @@ from harnesspro.planner import Planner
 from harnesspro.planner import llm as llm_planner
 from harnesspro.planner.catalog import plan_all
 from harnesspro.planner.evidence import beliefs_from
+from harnesspro.planner.exploration import Exploration
 from harnesspro.records import Candidate, Diagnosis, Plan
 from harnesspro.search.account import SearchAccount, SearchUnavailable
 
@@ -32,8 +33,10 @@ class Improver(Analyzer, Planner, Editor, Protocol):
 class CatalogImprover:
     """Rule-based features, catalog planning, catalog edits (validated in `backend`)."""
 
-    def __init__(self, backend: str = "bubblewrap", bundle: int = 1) -> None:
-        self.backend, self.bundle = backend, bundle
+    def __init__(
+        self, backend: str = "bubblewrap", bundle: int = 1, exploration: Exploration | None = None
+    ) -> None:
+        self.backend, self.bundle, self.exploration = backend, bundle, exploration
 
     def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
         return analyze(inputs.traces), {}
@@ -47,7 +50,14 @@ class CatalogImprover:
         parents = [inputs.candidates[p] for p in inputs.parents]
         avoid, beliefs = harmful(inputs.library), beliefs_from(inputs.memory)
         plans = plan_all(
-            parents, inputs.candidates, prevalences, inputs.scores, avoid, beliefs, self.bundle
+            parents,
+            inputs.candidates,
+            prevalences,
+            inputs.scores,
+            avoid,
+            beliefs,
+            self.bundle,
+            self.exploration,
         )
         return plans, {}
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.mechanisms.catalog import BUNDLE_SEP, CATALOG, Mechanism, bundle_name
 from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, blend
 from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
 from harnesspro.reports.money import dollars
+
+if TYPE_CHECKING:  # exploration imports Prediction from here
+    from harnesspro.planner.exploration import Exploration
 
 RELEVANCE_FLOOR = 0.25  # a mechanism still does something where its problem was not seen
 MAX_PASS_LOSS = 0.02  # cost-first accepts at most this predicted loss of pass rate
@@ -124,21 +128,28 @@ def plan_for(
     avoid: Mapping[str, str] | None = None,
     beliefs: Beliefs = NO_EVIDENCE,
     bundle: int = 1,
+    exploration: Exploration | None = None,
 ) -> list[Plan]:
     """Up to three distinct plans for one survivor, one per directive, each of up to `bundle`
     mechanisms (`bundle_for`); changes in `avoid` (the experience library's net-harmful
     mechanisms and bundles, with evidence) are never planned, and predictions take the run's
-    `beliefs` into account."""
+    `beliefs` into account. With `exploration`, mechanisms are ranked by its draws
+    (planner/exploration.py); the plans still record the predicted means."""
     score = scores[parent.id]
     banned = excluded(parent.id, candidates, scores) | set(avoid or {})
     options = [predict(m, prevalence, beliefs) for name, m in CATALOG.items() if name not in banned]
+    means = {p.mechanism.name: p for p in options}
+    if exploration is not None:
+        options = exploration.ranked(parent.id, options, beliefs)
     seen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(prevalence.items()) if v > 0)
     plans: list[Plan] = []
     leaders: set[str] = set()
     avoided_bundles = {name for name in avoid or {} if BUNDLE_SEP in name}
     for directive in DIRECTIVES:
         taken = {x.mechanism for x in plans} | avoided_bundles
-        parts = bundle_for(directive, options, bundle, leaders, taken)
+        parts = [
+            means[p.mechanism.name] for p in bundle_for(directive, options, bundle, leaders, taken)
+        ]
         if not parts:
             break
         leaders.add(parts[0].mechanism.name)
@@ -183,12 +194,13 @@ def plan_all(
     avoid: Mapping[str, str] | None = None,
     beliefs: Beliefs = NO_EVIDENCE,
     bundle: int = 1,
+    exploration: Exploration | None = None,
 ) -> list[Plan]:
     """Plans for every survivor (never a mechanism in `avoid`)."""
     return [
         plan
         for parent in parents
         for plan in plan_for(
-            parent, candidates, prevalences[parent.id], scores, avoid, beliefs, bundle
+            parent, candidates, prevalences[parent.id], scores, avoid, beliefs, bundle, exploration
         )
     ]
