@@ -96,7 +96,10 @@ def run_variant(
     run.root.mkdir(parents=True, exist_ok=True)
     with (run.root / "log.txt").open("a") as log:
         ctx = RunContext.open(config, run, Console(file=log, width=120))
-        if ctx.ledger.meta("status") != "complete":
+        # A run killed in its held-out evaluation is marked complete without final.csv: resume
+        # it too (a finished search does no new search rollouts).
+        done = ctx.ledger.meta("status") == "complete"
+        if not done or not (run.reports() / "final.csv").exists():
             run_evolution(ctx)
     outcome = Outcome(
         variant.label,
