@@ -57,6 +57,10 @@ def main(argv: list[str]) -> int:
     if any(not out for _, out in pairs):
         print("each bench is LABEL=OUT (LABEL may be empty: =OUT)")
         return 2
+    missing = [out for _, out in pairs if not (Path(out) / "bench.csv").is_file()]
+    if missing:
+        print(f"{missing[0]}: no bench.csv; pass a folder a finished `harnesspro bench` wrote")
+        return 2
     found: list[Outcome] = []
     extra: dict[int, list[Point]] = {}
     for label, out in pairs:

@@ -99,6 +99,10 @@ def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
         return 2
+    missing = [a for a in argv if not (Path(a) / "ledger.sqlite").is_file()]
+    if missing:
+        print(f"{missing[0]}: no ledger.sqlite; pass run folders (e.g. OUT/runs/* of a bench)")
+        return 2
     frames = [search_rollouts(Path(a)) for a in argv]
     rows = pd.concat(frames, ignore_index=True)
     if rows.empty:

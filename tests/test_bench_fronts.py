@@ -44,3 +44,13 @@ def test_two_benches_on_one_front(tmp_path: Path) -> None:
     assert f"| harnesspro@a | {3.0 / 3.125:.3f}" in done.stdout
     assert f"| harnesspro@b | {2.75 / 3.125:.3f}" in done.stdout
     assert "| 80 | 1/0/0 |" in done.stdout  # a beats b on the one profile
+
+
+def test_a_folder_without_bench_csv_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_fronts.py"), f"a={tmp_path}"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 2 and "no bench.csv" in done.stdout and not done.stderr
