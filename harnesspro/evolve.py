@@ -163,8 +163,8 @@ def check_cap(ctx: RunContext) -> None:
 
 
 def run_evolution(ctx: RunContext) -> Selected:
-    """Run every epoch not finished yet, then the held-out evaluation; a finished run does
-    no new rollouts."""
+    """Run every epoch not finished yet, then the held-out evaluation and the reports; the run
+    is marked complete after them. A finished search does no new search rollouts."""
     check_cap(ctx)
     finished = set(ctx.ledger.finished_epochs()["epoch"])
     if 0 in finished:
@@ -180,8 +180,7 @@ def run_evolution(ctx: RunContext) -> Selected:
         else:
             selected = run_epoch(ctx, epoch, selected)
             ctx = refresh_coreset(ctx, epoch, selected.parents, rollout_cap(ctx))
-    ctx.ledger.set_meta("status", "complete")
-    finish_run(ctx)
+    finish_run(ctx, search_done=True)
     return selected
 
 
@@ -214,9 +213,11 @@ def run_reports(ctx: RunContext) -> list[str]:
     ]  # fmt: skip
 
 
-def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
+def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool = False) -> None:
     """The held-out evaluation (K = `attempts`, else the config's; skipped when the config
-    says `evaluation.final: false` and no K is given), then the run's reports, printed."""
+    says `evaluation.final: false` and no K is given), then the run's reports, printed. After
+    a finished search (`search_done`) the run is marked complete only then, before its
+    dashboard is written: a run killed before is resumed, and never shown complete early."""
     ev = ctx.config.evaluation
     if attempts is not None or ev.final:
         if ctx.splits.test:
@@ -237,6 +238,8 @@ def finish_run(ctx: RunContext, attempts: int | None = None) -> None:
     ctx.run.mark_phase("reports")
     for line in run_reports(ctx):
         ctx.console.print(line, markup=False)
+    if search_done:
+        ctx.ledger.set_meta("status", "complete")
     ctx.console.print(f"dashboard: {write_dashboard(ctx.run.root)}", markup=False)
     ctx.run.mark_phase("done")
 

@@ -89,8 +89,8 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
             group["normalised_hv"].mean()
         )
     assert "plotly" in (out / "bench.html").read_text()[:2_000_000].lower()
-    # A run killed during its held-out evaluation (marked complete, no final.csv yet): the
-    # same command resumes it and reports the same figures.
+    # A run folder marked complete without final.csv (written before runs were marked
+    # complete after their held-out evaluation): the same command resumes it, same figures.
     (out / "runs" / "random-p2" / "reports" / "final.csv").unlink()
     assert main(["bench", "--config", str(config), "--profile-seeds", "1,2", "--no-racing",
                  "--strategies", "harnesspro,random,nsga2", "--out", str(out)]) == 0  # fmt: skip

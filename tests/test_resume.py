@@ -62,3 +62,38 @@ def test_kill_during_epoch_one_rollouts_resumes_the_same_epoch(tmp_path: Path) -
         ledger, "SELECT count(*) FROM rollouts WHERE split = 'coreset' GROUP BY candidate_id"
     )
     assert set(per_candidate) == {(2 * 1,)}  # every candidate complete, none twice
+
+
+def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
+    tmp_path: Path, ray_session: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run is marked complete only after the held-out evaluation and the reports, so a
+    kill there leaves it resumable (and the dashboard does not say complete meanwhile)."""
+    from rich.console import Console
+
+    from harnesspro import evolve
+    from harnesspro.config import load_config
+    from harnesspro.context import RunContext
+    from harnesspro.runfolder import RunFolder
+
+    evaluation = {"validation_rollouts": 0, "attempts": 1}
+    evolution = {"epochs": 0, "rollouts_per_task": 1}
+    config = load_config(
+        tiny_config(tmp_path, coreset={"size": 2}, evolution=evolution, evaluation=evaluation)
+    )
+    run = RunFolder(tmp_path / "run")
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(evolve, "run_final", killed)
+        with pytest.raises(KeyboardInterrupt):
+            evolve.run_evolution(RunContext.open(config, run, Console(record=True)))
+    ctx = RunContext.open(config, run, Console(record=True))
+    assert ctx.ledger.meta("status") != "complete"
+    assert not (run.reports() / "final.csv").exists()
+    evolve.run_evolution(ctx)
+    assert ctx.ledger.meta("status") == "complete"
+    assert (run.reports() / "final.csv").exists()
+    assert "status: complete" in (run.root / "dashboard.html").read_text()

@@ -96,8 +96,8 @@ def run_variant(
     run.root.mkdir(parents=True, exist_ok=True)
     with (run.root / "log.txt").open("a") as log:
         ctx = RunContext.open(config, run, Console(file=log, width=120))
-        # A run killed in its held-out evaluation is marked complete without final.csv: resume
-        # it too (a finished search does no new search rollouts).
+        # A run is marked complete after its held-out evaluation; a folder written before that
+        # order (complete, no final.csv) is resumed too: its finished search does no new rollouts.
         done = ctx.ledger.meta("status") == "complete"
         if not done or not (run.reports() / "final.csv").exists():
             run_evolution(ctx)
