@@ -213,6 +213,10 @@ class EvolutionConfig(_Strict):
     (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a
     near-zero prior get tried. Acts on the catalog improver of `harnesspro` and `no-synth`;
     other strategies and improver 'llm' refuse it."""
+    disjoint_plans: bool = False
+    """One survivor's plans share no mechanism (a screening design: with bundles, the three
+    directives' plans measure as many distinct mechanisms as they hold). Acts on the catalog
+    improver of `harnesspro` and `no-synth`; other strategies and improver 'llm' refuse it."""
     racing: bool = False
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
@@ -243,13 +247,14 @@ class EvolutionConfig(_Strict):
                 "strategy 'no-synth' scores by the trajectory judgement alone and ignores "
                 "judge_trajectory: false; remove it or use another strategy"
             )
-        if self.exploration and (
-            self.strategy not in ("harnesspro", "no-synth") or self.improver != "catalog"
-        ):
-            raise ValueError(
-                "exploration ranks the catalog improver's plans of strategy 'harnesspro' or "
-                "'no-synth' and is ignored here; remove it or use those with improver 'catalog'"
-            )
+        method_catalog = self.strategy in ("harnesspro", "no-synth") and self.improver == "catalog"
+        for key in ("exploration", "disjoint_plans"):
+            if getattr(self, key) and not method_catalog:
+                raise ValueError(
+                    f"{key} acts on the catalog improver's plans of strategy 'harnesspro' or "
+                    "'no-synth' and is ignored here; remove it or use those with improver "
+                    "'catalog'"
+                )
         if self.bundle is not None and self.strategy not in BUNDLED:
             raise ValueError(
                 f"strategy '{self.strategy}' does not use the method's planner and ignores "

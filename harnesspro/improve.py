@@ -79,7 +79,9 @@ def improve(
         if not llm:
             evolution = ctx.config.evolution
             explore = Exploration(f"{ctx.config.seed}:{epoch}") if evolution.exploration else None
-            catalog = CatalogImprover(ctx.config.sandbox.backend, evolution.plan_bundle, explore)
+            catalog = CatalogImprover(
+                ctx.config.sandbox.backend, evolution.plan_bundle, explore, evolution.disjoint_plans
+            )
             return run_roles(ctx, inputs, catalog)
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:

@@ -34,9 +34,14 @@ class CatalogImprover:
     """Rule-based features, catalog planning, catalog edits (validated in `backend`)."""
 
     def __init__(
-        self, backend: str = "bubblewrap", bundle: int = 1, exploration: Exploration | None = None
+        self,
+        backend: str = "bubblewrap",
+        bundle: int = 1,
+        exploration: Exploration | None = None,
+        disjoint: bool = False,
     ) -> None:
         self.backend, self.bundle, self.exploration = backend, bundle, exploration
+        self.disjoint = disjoint
 
     def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
         return analyze(inputs.traces), {}
@@ -58,6 +63,7 @@ class CatalogImprover:
             beliefs,
             self.bundle,
             self.exploration,
+            self.disjoint,
         )
         return plans, {}
 

@@ -129,12 +129,14 @@ def plan_for(
     beliefs: Beliefs = NO_EVIDENCE,
     bundle: int = 1,
     exploration: Exploration | None = None,
+    disjoint: bool = False,
 ) -> list[Plan]:
     """Up to three distinct plans for one survivor, one per directive, each of up to `bundle`
     mechanisms (`bundle_for`); changes in `avoid` (the experience library's net-harmful
     mechanisms and bundles, with evidence) are never planned, and predictions take the run's
     `beliefs` into account. With `exploration`, mechanisms are ranked by its draws
-    (planner/exploration.py); the plans still record the predicted means."""
+    (planner/exploration.py); the plans still record the predicted means. With `disjoint`, a
+    mechanism in one plan is left out of the later ones (screening more mechanisms at once)."""
     score = scores[parent.id]
     banned = excluded(parent.id, candidates, scores) | set(avoid or {})
     options = [predict(m, prevalence, beliefs) for name, m in CATALOG.items() if name not in banned]
@@ -145,14 +147,17 @@ def plan_for(
     plans: list[Plan] = []
     leaders: set[str] = set()
     avoided_bundles = {name for name in avoid or {} if BUNDLE_SEP in name}
+    used: set[str] = set()
     for directive in DIRECTIVES:
         taken = {x.mechanism for x in plans} | avoided_bundles
-        parts = [
-            means[p.mechanism.name] for p in bundle_for(directive, options, bundle, leaders, taken)
-        ]
+        free = [p for p in options if p.mechanism.name not in used]
+        chosen = bundle_for(directive, free, bundle, leaders, taken)
+        parts = [means[p.mechanism.name] for p in chosen]
         if not parts:
             break
         leaders.add(parts[0].mechanism.name)
+        if disjoint:
+            used |= {p.mechanism.name for p in parts}
         effect = combined(parts)
         domain = any(p.mechanism.scope == "domain" for p in parts)
         plans.append(
@@ -195,12 +200,21 @@ def plan_all(
     beliefs: Beliefs = NO_EVIDENCE,
     bundle: int = 1,
     exploration: Exploration | None = None,
+    disjoint: bool = False,
 ) -> list[Plan]:
     """Plans for every survivor (never a mechanism in `avoid`)."""
     return [
         plan
         for parent in parents
         for plan in plan_for(
-            parent, candidates, prevalences[parent.id], scores, avoid, beliefs, bundle, exploration
+            parent,
+            candidates,
+            prevalences[parent.id],
+            scores,
+            avoid,
+            beliefs,
+            bundle,
+            exploration,
+            disjoint,
         )
     ]
