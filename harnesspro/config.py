@@ -213,10 +213,11 @@ class EvolutionConfig(_Strict):
     (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a
     near-zero prior get tried. Acts on the catalog improver of `harnesspro` and `no-synth`;
     other strategies and improver 'llm' refuse it."""
-    disjoint_plans: bool = False
+    disjoint_plans: bool | None = None
     """One survivor's plans share no mechanism (a screening design: with bundles, the three
-    directives' plans measure as many distinct mechanisms as they hold). Acts on the catalog
-    improver of `harnesspro` and `no-synth`; other strategies and improver 'llm' refuse it."""
+    directives' plans measure as many distinct mechanisms as they hold); unset = true. Acts on
+    the catalog improver of `harnesspro` and `no-synth`; other strategies and improver 'llm'
+    refuse it when set."""
     racing: bool = False
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
     high probability (90%) before the full G."""
@@ -234,6 +235,11 @@ class EvolutionConfig(_Strict):
     keep the base (harnesspro/composer.py)."""
 
     @property
+    def plans_disjoint(self) -> bool:
+        """Whether the catalog planner keeps one survivor's plans disjoint."""
+        return self.disjoint_plans is None or self.disjoint_plans
+
+    @property
     def plan_bundle(self) -> int:
         """Mechanisms per catalog plan in effect."""
         return self.bundle or DEFAULT_BUNDLE
@@ -248,8 +254,12 @@ class EvolutionConfig(_Strict):
                 "judge_trajectory: false; remove it or use another strategy"
             )
         method_catalog = self.strategy in ("harnesspro", "no-synth") and self.improver == "catalog"
-        for key in ("exploration", "disjoint_plans"):
-            if getattr(self, key) and not method_catalog:
+        chosen = {
+            "exploration": self.exploration,
+            "disjoint_plans": self.disjoint_plans is not None,
+        }
+        for key, used in chosen.items():
+            if used and not method_catalog:
                 raise ValueError(
                     f"{key} acts on the catalog improver's plans of strategy 'harnesspro' or "
                     "'no-synth' and is ignored here; remove it or use those with improver "

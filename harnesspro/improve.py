@@ -80,7 +80,7 @@ def improve(
             evolution = ctx.config.evolution
             explore = Exploration(f"{ctx.config.seed}:{epoch}") if evolution.exploration else None
             catalog = CatalogImprover(
-                ctx.config.sandbox.backend, evolution.plan_bundle, explore, evolution.disjoint_plans
+                ctx.config.sandbox.backend, evolution.plan_bundle, explore, evolution.plans_disjoint
             )
             return run_roles(ctx, inputs, catalog)
         sandbox = ctx.config.sandbox

@@ -44,6 +44,7 @@ def test_without_the_switch_plans_may_share_a_mechanism() -> None:
         ["evolution.disjoint_plans=true", "evolution.strategy=random"],
         ["evolution.disjoint_plans=true", "evolution.strategy=nsga2"],
         ["evolution.disjoint_plans=true", "evolution.improver=llm"],
+        ["evolution.disjoint_plans=false", "evolution.strategy=rho"],
     ],
 )
 def test_disjoint_plans_where_they_would_not_act_are_refused(
@@ -53,3 +54,11 @@ def test_disjoint_plans_where_they_would_not_act_are_refused(
     config.write_text("name: x\n")
     with pytest.raises(ConfigError, match="disjoint_plans"):
         load_config(config, overrides)
+
+
+def test_the_method_plans_disjoint_unless_told_otherwise(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("name: x\n")
+    assert load_config(config).evolution.plans_disjoint
+    assert not load_config(config, ["evolution.disjoint_plans=false"]).evolution.plans_disjoint
+    assert not load_config(config, ["evolution.strategy=random"]).evolution.disjoint_plans
