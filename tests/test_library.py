@@ -62,7 +62,8 @@ def second_run(folder: Path, library_file: Path, use: bool) -> list[Plan]:
             record(ctx, f"k{n}{attempt}", task_id, "coreset", text, attempt == 0, attempt)
     inputs = improver_inputs(ctx, 1, ["c000"], diffs=False)
     assert bool(inputs.library) == use
-    roles = CatalogImprover(bundle=config.evolution.plan_bundle)  # as the first run planned
+    evolution = config.evolution  # plan as the first run planned
+    roles = CatalogImprover(bundle=evolution.plan_bundle, disjoint=evolution.plans_disjoint)
     diagnoses, _ = roles.diagnose(inputs)
     seen = {"c000": prevalence(diagnoses, "c000", inputs.scores["c000"].n_rollouts)}
     plans, _ = roles.plan(inputs, diagnoses, seen)
