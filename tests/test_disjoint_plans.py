@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import ConfigError, load_config
+from harnesspro.config import load_config
 from harnesspro.mechanisms.catalog import members
 from harnesspro.planner.catalog import plan_for
 from harnesspro.planner.exploration import Exploration
@@ -36,24 +36,6 @@ def test_without_the_switch_plans_may_share_a_mechanism() -> None:
     # member of the cost-first bundle, so the epoch measures three mechanisms fewer.
     assert mechanisms(False)[1] == ["concise_prompt"]
     assert "concise_prompt" in mechanisms(False)[0]
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        ["evolution.disjoint_plans=true", "evolution.strategy=random"],
-        ["evolution.disjoint_plans=true", "evolution.strategy=nsga2"],
-        ["evolution.disjoint_plans=true", "evolution.improver=llm"],
-        ["evolution.disjoint_plans=false", "evolution.strategy=rho"],
-    ],
-)
-def test_disjoint_plans_where_they_would_not_act_are_refused(
-    tmp_path: Path, overrides: list[str]
-) -> None:
-    config = tmp_path / "c.yaml"
-    config.write_text("name: x\n")
-    with pytest.raises(ConfigError, match="disjoint_plans"):
-        load_config(config, overrides)
 
 
 def test_the_method_plans_disjoint_unless_told_otherwise(tmp_path: Path) -> None:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from harnesspro.config import ConfigError, load_config
 from harnesspro.mechanisms.catalog import CATALOG, members
 from harnesspro.planner.catalog import combined, plan_for, predict
 from harnesspro.planner.exploration import COST_SD, PASS_SD, Exploration
@@ -51,19 +48,3 @@ def test_draws_reach_mechanisms_the_means_never_plan() -> None:
     # no pass change (fenced_tools)
     assert "fenced_tools" not in greedy and "fenced_tools" in explored
     assert len(explored) > len(greedy)
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        ["evolution.exploration=true", "evolution.strategy=random"],
-        ["evolution.exploration=true", "evolution.improver=llm"],
-    ],
-)
-def test_exploration_where_it_would_not_act_is_refused(
-    tmp_path: Path, overrides: list[str]
-) -> None:
-    config = tmp_path / "c.yaml"
-    config.write_text("name: x\n")
-    with pytest.raises(ConfigError, match="exploration"):
-        load_config(config, overrides)

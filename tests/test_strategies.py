@@ -67,6 +67,11 @@ def test_every_registered_strategy_imports(name: str) -> None:
             ["evolution.judge_trajectory=false", "evolution.strategy=no-synth"],
             "ignores judge_trajectory",
         ),
+        (["evolution.exploration=true", "evolution.strategy=random"], "exploration"),
+        (["evolution.exploration=true", "evolution.improver=llm"], "exploration"),
+        (["evolution.disjoint_plans=true", "evolution.strategy=nsga2"], "disjoint_plans"),
+        (["evolution.disjoint_plans=true", "evolution.improver=llm"], "disjoint_plans"),
+        (["evolution.disjoint_plans=false", "evolution.strategy=rho"], "disjoint_plans"),
     ],
 )
 def test_switches_that_would_not_act_are_refused(
