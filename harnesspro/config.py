@@ -296,6 +296,10 @@ def _default_modes() -> dict[str, Mode]:
 class SelectionConfig(_Strict):
     modes: dict[str, Mode] = Field(default_factory=_default_modes)
     """Operating points and their J_m weights."""
+    validated: bool = False
+    """Choose operating points on coreset and validation scores pooled (weighted by tasks):
+    each epoch a pick without validation rollouts is validated, then the choice is made
+    again, until every pick is validated or the rollout cap stops it."""
 
 
 class SandboxConfig(_Strict):
@@ -431,6 +435,11 @@ class RunConfig(_Strict):
         if self.coreset.refresh == "failures" and self.evaluation.validation_rollouts == 0:
             raise ValueError(
                 "coreset.refresh: failures finds unsolved tasks by validation rollouts, so "
+                "evaluation.validation_rollouts must not be 0"
+            )
+        if self.selection.validated and self.evaluation.validation_rollouts == 0:
+            raise ValueError(
+                "selection.validated chooses on validation scores, so "
                 "evaluation.validation_rollouts must not be 0"
             )
         return self

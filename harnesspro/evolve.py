@@ -81,6 +81,8 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     ctx.run.mark_phase("rollouts")
     note_stop(ctx, epoch, validate(ctx, selected.parents, epoch, rollout_cap(ctx)), "validation")
     ctx.run.mark_phase("selection")
+    if ctx.config.selection.validated:
+        selected = settle(ctx, epoch)
     spread = intervals(ctx)
     ctx.ledger.record_intervals(
         epoch,
@@ -102,6 +104,24 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
             f"P(non-dominated) {share(u.p_nondominated)}{valid}"
         )
     return selected
+
+
+def settle(ctx: RunContext, epoch: int) -> Selected:
+    """`selection.validated`: choose again on the pooled scores; while a pick has no
+    validation score, validate it and choose again (each round validates a new candidate,
+    so this ends), until the picks are all validated or the rollout cap stops it."""
+    while True:
+        selected = select(ctx, epoch)
+        held = validation_scores(ctx)
+        fresh = [cid for cid in selected.parents if cid not in held]
+        if not fresh:
+            return selected
+        ctx.run.mark_phase("rollouts")
+        done = validate(ctx, fresh, epoch, rollout_cap(ctx))
+        note_stop(ctx, epoch, done, "validation")
+        ctx.run.mark_phase("selection")
+        if done.ran == 0:  # the cap left nothing to validate them with
+            return selected
 
 
 def epoch_zero(ctx: RunContext) -> Selected:
@@ -151,8 +171,9 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     return close_epoch(ctx, epoch)
 
 
-def check_cap(ctx: RunContext) -> None:
-    """The rollout cap must at least cover the seed's coreset evaluation."""
+def check_start(ctx: RunContext) -> None:
+    """The rollout cap must at least cover the seed's coreset evaluation; a validated
+    selection needs validation tasks."""
     cap = ctx.config.evaluation.max_rollouts
     need = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
     if cap is not None and cap < need:
@@ -160,12 +181,17 @@ def check_cap(ctx: RunContext) -> None:
             f"evaluation.max_rollouts ({cap}) is below the seed's coreset evaluation "
             f"({need} rollouts); raise it."
         )
+    if ctx.config.selection.validated and not ctx.splits.validation:
+        raise ConfigError(
+            "selection.validated chooses on validation scores but the validation split is "
+            "empty; remove it or give the split validation tasks."
+        )
 
 
 def run_evolution(ctx: RunContext) -> Selected:
     """Run every epoch not finished yet, then the held-out evaluation and the reports; the run
     is marked complete after them. A finished search does no new search rollouts."""
-    check_cap(ctx)
+    check_start(ctx)
     finished = set(ctx.ledger.finished_epochs()["epoch"])
     if 0 in finished:
         selected = recorded(ctx, 0)

@@ -10,6 +10,7 @@ from harnesspro.context import SEED_ID, RunContext
 from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.records import Score
 from harnesspro.strategies import SINGLE_OBJECTIVE
+from harnesspro.validation import pooled_scores
 
 HV_REF_KEY = "hypervolume_ref_cost"
 """Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""
@@ -84,8 +85,12 @@ def cost_axis(score: Score, scores: Mapping[str, Score]) -> float:
 
 
 def select(ctx: RunContext, epoch: int) -> Selected:
-    """Choose the epoch's operating points over the coreset scores and record them."""
+    """Choose the epoch's operating points over the coreset scores (pooled with validation
+    scores where a candidate has them, under `selection.validated`) and record them; a
+    later choice in the same epoch replaces the recorded one."""
     scores = ctx.scores()
+    if ctx.config.selection.validated:
+        scores = pooled_scores(ctx, scores)
     if SEED_ID not in scores:
         raise SeedUnscored(
             f"{ctx.run.root}: every coreset rollout of the seed failed to run; see the "

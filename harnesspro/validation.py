@@ -1,6 +1,7 @@
 """The validation split: each epoch the selected candidates get rollouts on it, graded by
 frozen synthesized tests written from the seed's validation rollouts exactly as for the
-coreset. Only aggregates leave this module: improvers never read validation rollouts."""
+coreset. Only aggregates leave this module: improvers never read validation rollouts. With
+`selection.validated` the selector chooses on coreset and validation scores pooled."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import replace
 
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.engine import Evaluated, evaluate
-from harnesspro.metrics import candidate_scores, on_split
+from harnesspro.metrics import candidate_scores, on_split, scored
 from harnesspro.records import Score
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
 
@@ -66,3 +67,38 @@ def validation_scores(ctx: RunContext) -> dict[str, Score]:
     """Validation-split aggregates (pass by the frozen tests) of every validated candidate."""
     rollouts = on_split(ctx.ledger.rollouts(), "validation")
     return candidate_scores(rollouts, validation_ids(ctx))
+
+
+def validated_tasks(ctx: RunContext) -> dict[str, int]:
+    """Per validated candidate, how many validation tasks it has scored rollouts on."""
+    frame = scored(on_split(ctx.ledger.rollouts(), "validation"), validation_ids(ctx))
+    counts = frame.dropna(subset=["pass"]).groupby("candidate_id")["task_id"].nunique()
+    return {str(cid): int(n) for cid, n in counts.items()}
+
+
+def pool(coreset: Score, held: Score, n_coreset: int, n_held: int) -> Score:
+    """One score over both task sets, each task weighing the same: the per-task means of
+    the two splits weighted by their task counts (an unknown part stays unknown)."""
+    total = n_coreset + n_held
+
+    def mean(a: float, b: float) -> float:
+        return (n_coreset * a + n_held * b) / total  # NaN in, NaN out: unknown stays unknown
+
+    return Score(
+        candidate_id=coreset.candidate_id,
+        pass_rate=mean(coreset.pass_rate, held.pass_rate),
+        cost_per_task=mean(coreset.cost_per_task, held.cost_per_task),
+        tokens_per_task=mean(coreset.tokens_per_task, held.tokens_per_task),
+        n_rollouts=coreset.n_rollouts + held.n_rollouts,
+        calls_per_task=mean(coreset.calls_per_task, held.calls_per_task),
+    )
+
+
+def pooled_scores(ctx: RunContext, scores: dict[str, Score]) -> dict[str, Score]:
+    """`scores` (coreset) with every validated candidate's validation score pooled in."""
+    held, counts = validation_scores(ctx), validated_tasks(ctx)
+    n_coreset = len(ctx.splits.coreset)
+    return {
+        cid: pool(s, held[cid], n_coreset, counts[cid]) if cid in held else s
+        for cid, s in scores.items()
+    }
