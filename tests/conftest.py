@@ -4,6 +4,7 @@ inputs, the llama.cpp server on the tiny Gemma model."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -69,21 +70,47 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
     return path
 
 
+def built_once(request: pytest.FixtureRequest, name: str, build: Callable[[Path], None]) -> Path:
+    """A folder `build` fills once per test session, for fixtures whose tests only read it.
+
+    Under pytest-xdist every worker has its own session, so a session- or module-scoped
+    fixture would be built once per worker that needs it; here the first worker to ask builds
+    it, under a file lock in the session's shared base temp, and the others wait and reuse it.
+    A failed build leaves nothing behind: the next one to ask builds again (and fails again).
+    """
+    factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # pytest-of-<user>/pytest-<n>: shared by this session's workers
+    folder = root / f"shared-{name}"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (folder / ".built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / ".built").touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
-def finished_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
+def finished_run(request: pytest.FixtureRequest) -> Path:
     """A finished one-epoch tiny run with its held-out evaluation, shared by the end-to-end,
-    report, dashboard and export tests (read-only for them)."""
+    report, dashboard and export tests (read-only for them; built once per session)."""
     from harnesspro.cli import main
 
-    folder = tmp_path_factory.mktemp("e2e")
-    # Small validation and held-out evaluations keep this fast; test_evaluate.py checks them.
-    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 2}
-    config = tiny_config(folder, evaluation=evaluation)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>
-        assert main(["evolve", "--config", "tiny.yaml"]) == 0
-    (run_dir,) = (folder / "runs").iterdir()
-    assert run_dir.name.startswith("tiny-") and config.exists()
+    def build(folder: Path) -> None:
+        request.getfixturevalue("ray_session")
+        # Small validation and held-out evaluations keep this fast; test_evaluate.py checks them.
+        evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 2}
+        config = tiny_config(folder, evaluation=evaluation)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>
+            assert main(["evolve", "--config", "tiny.yaml"]) == 0
+        assert config.exists()
+
+    (run_dir,) = (built_once(request, "e2e", build) / "runs").iterdir()
+    assert run_dir.name.startswith("tiny-")
     return run_dir
 
 
@@ -253,20 +280,23 @@ def tool_call(name: str, n: int = 0, **arguments: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def finished_tiny_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
+def finished_tiny_run(request: pytest.FixtureRequest) -> Path:
     """One finished tiny run (seed + 1 epoch, 2 validation tasks x 1, test split K = 1, the
     composer on, the experience library in `library.sqlite` beside the run folder), shared by
-    the tests that only read a run (export, library, composer, retro, lever reports)."""
+    the tests that only read a run (export, library, composer, retro, lever reports; built
+    once per session)."""
     from harnesspro.cli import main
 
-    folder = tmp_path_factory.mktemp("tiny-run")
-    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 1}
-    library = {"use": True, "path": str(folder / "library.sqlite")}
-    evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True}
-    config = tiny_config(folder, evaluation=evaluation, library=library, evolution=evolution)
-    run_dir = folder / "run"
-    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
-    return run_dir
+    def build(folder: Path) -> None:
+        request.getfixturevalue("ray_session")
+        evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 1}
+        library = {"use": True, "path": str(folder / "library.sqlite")}
+        evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True}
+        config = tiny_config(folder, evaluation=evaluation, library=library, evolution=evolution)
+        run_dir = folder / "run"
+        assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+
+    return built_once(request, "tiny-run", build) / "run"
 
 
 def inputs_for(task: Task, attempt: int, harness: dict[str, bytes]) -> RolloutInputs:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -93,20 +94,26 @@ def test_profiles_json_and_export(
     assert main(["export", str(finished_run), "--profile", "heavy", "--out", str(out)]) == 2
 
 
-def test_rerun_resumes_without_new_rollouts(finished_run: Path) -> None:
-    before = rows(finished_run, "SELECT key, created FROM rollouts ORDER BY key")
-    config = finished_run.parent.parent / "tiny.yaml"
-    assert main(["evolve", "--config", str(config), "--run-dir", str(finished_run)]) == 0
-    assert rows(finished_run, "SELECT key, created FROM rollouts ORDER BY key") == before
+def run_copy(finished_run: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the shared finished run (which stays read-only: other workers read it
+    meanwhile) and its config."""
+    copy = tmp_path / "run"
+    shutil.copytree(finished_run, copy, symlinks=True)
+    return copy, finished_run.parent.parent / "tiny.yaml"
+
+
+def test_rerun_resumes_without_new_rollouts(finished_run: Path, tmp_path: Path) -> None:
+    run_dir, config = run_copy(finished_run, tmp_path)
+    before = rows(run_dir, "SELECT key, created FROM rollouts ORDER BY key")
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    assert rows(run_dir, "SELECT key, created FROM rollouts ORDER BY key") == before
 
 
 def test_rerun_with_another_config_is_refused(
-    finished_run: Path, capsys: pytest.CaptureFixture[str]
+    finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = finished_run.parent.parent / "tiny.yaml"
-    code = main(
-        ["evolve", "--config", str(config), "--run-dir", str(finished_run), "--set", "seed=7"]
-    )
+    run_dir, config = run_copy(finished_run, tmp_path)
+    code = main(["evolve", "--config", str(config), "--run-dir", str(run_dir), "--set", "seed=7"])
     assert code == 2
     assert "different config" in capsys.readouterr().err
 

@@ -4,7 +4,6 @@ each plan's prediction, measured effect and verdict."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -15,18 +14,19 @@ import pytest
 from harnesspro.cli import main
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.mechanisms.catalog import CATALOG
-from tests.conftest import tiny_config
+from tests.conftest import built_once, tiny_config
 
 
 @pytest.fixture(scope="module")
-def open_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
-    folder = tmp_path_factory.mktemp("open")
-    evolution = {"epochs": 2, "rollouts_per_task": 2, "improver": "llm"}
-    evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "final": False}
-    config = tiny_config(folder, evolution=evolution, evaluation=evaluation)
-    run_dir = folder / "run"
-    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
-    return run_dir
+def open_run(request: pytest.FixtureRequest) -> Path:
+    def build(folder: Path) -> None:
+        request.getfixturevalue("ray_session")
+        evolution = {"epochs": 2, "rollouts_per_task": 2, "improver": "llm"}
+        evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "final": False}
+        config = tiny_config(folder, evolution=evolution, evaluation=evaluation)
+        assert main(["evolve", "--config", str(config), "--run-dir", str(folder / "run")]) == 0
+
+    return built_once(request, "open-loop", build) / "run"
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -84,4 +84,3 @@ def test_plans_show_prediction_effect_and_verdict(open_run: Path) -> None:
     assert f"{measured.iloc[0]['directive']}: {measured.iloc[0]['mechanism']}" in log
     assert "predicted pass" in log and "measured (" in log
     assert f"-> {measured.iloc[0]['verdict']}" in log
-    shutil.rmtree(open_run / "worktrees", ignore_errors=True)  # large; the module is done

@@ -19,7 +19,7 @@ from harnesspro.context import seed_template
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
 from harnesspro.records import Candidate, Plan
-from tests.conftest import run_own_group, tiny_config
+from tests.conftest import built_once, run_own_group, tiny_config
 
 # Runs `harnesspro evolve` in this process with two hooks: it counts planning steps and edit
 # attempts (worktrees started) into a JSON file, and at `point` it sends itself SIGKILL right
@@ -88,11 +88,12 @@ def tables(run_dir: Path) -> dict[str, list[tuple[object, ...]]]:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[object, ...]]]:
-    tmp = tmp_path_factory.mktemp("clean")
-    done, _ = evolve(tmp, tmp / "run", "none")
-    assert done.returncode == 0, done.stderr[-2000:]
-    return tables(tmp / "run")
+def uninterrupted(request: pytest.FixtureRequest) -> dict[str, list[tuple[object, ...]]]:
+    def build(tmp: Path) -> None:
+        done, _ = evolve(tmp, tmp / "run", "none")
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    return tables(built_once(request, "resume-improve-clean", build) / "run")
 
 
 @pytest.mark.slow

@@ -33,7 +33,14 @@ from harnesspro.reports.pareto_plot import CALL_AXIS, front_frame, x_title
 from harnesspro.reports.rundata import load_run
 from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import folder_files
-from tests.conftest import FAKE_PRICE, builtin_task, gateway_to, inputs_for, tiny_config
+from tests.conftest import (
+    FAKE_PRICE,
+    built_once,
+    builtin_task,
+    gateway_to,
+    inputs_for,
+    tiny_config,
+)
 
 TOKEN = "rollout-token-abcdef"
 BODY = {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}
@@ -205,25 +212,31 @@ def test_cost_reports_write_unknown_token_counts_as_unknown(tmp_path: Path) -> N
 
 
 @pytest.fixture(scope="module")
-def no_usage_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> tuple[Path, str]:
+def no_usage_run(request: pytest.FixtureRequest) -> tuple[Path, str]:
     """A priced model whose provider (a fake on 127.0.0.1) answers without usage: the run
     folder and everything `evolve` printed."""
-    folder = tmp_path_factory.mktemp("nousage")
-    printed = io.StringIO()
-    with fake_provider([], default=("no_usage",)) as provider:
-        model = {"name": "fake-model", "upstream": "openai", "base_url": provider.base_url}
-        config = tiny_config(
-            folder,
-            model=model,
-            prices={"fake-model": FAKE_PRICE.model_dump()},
-            coreset={"size": 2},
-            evolution={"epochs": 1, "rollouts_per_task": 1},
-            evaluation={"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
-        )
-        with contextlib.redirect_stdout(printed):
-            assert main(["evolve", "--config", str(config), "--run-dir", str(folder / "r")]) == 0
-    assert provider.unmetered == len(provider.requests) > 0
-    return folder / "r", printed.getvalue()
+
+    def build(folder: Path) -> None:
+        request.getfixturevalue("ray_session")
+        printed = io.StringIO()
+        with fake_provider([], default=("no_usage",)) as provider:
+            model = {"name": "fake-model", "upstream": "openai", "base_url": provider.base_url}
+            config = tiny_config(
+                folder,
+                model=model,
+                prices={"fake-model": FAKE_PRICE.model_dump()},
+                coreset={"size": 2},
+                evolution={"epochs": 1, "rollouts_per_task": 1},
+                evaluation={"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
+            )
+            argv = ["evolve", "--config", str(config), "--run-dir", str(folder / "r")]
+            with contextlib.redirect_stdout(printed):
+                assert main(argv) == 0
+        assert provider.unmetered == len(provider.requests) > 0
+        (folder / "printed.txt").write_text(printed.getvalue())
+
+    folder = built_once(request, "no-usage", build)
+    return folder / "r", (folder / "printed.txt").read_text()
 
 
 def _strict_json(text: str) -> object:

@@ -18,25 +18,30 @@ from harnesspro.cli import main
 from harnesspro.reports import figures, frames
 from harnesspro.reports.pareto_plot import TOKEN_AXIS
 from harnesspro.reports.rundata import load_run
+from tests.conftest import built_once
 
 
 @pytest.fixture(scope="module")
-def unpriced_run(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> tuple[Path, str]:
+def unpriced_run(request: pytest.FixtureRequest) -> tuple[Path, str]:
     """The run folder and everything `evolve` printed."""
-    folder = tmp_path_factory.mktemp("unpriced")
-    config = folder / "unpriced.yaml"
-    config.write_text(
-        "name: unpriced\n"
-        "model: {name: mystery-model, upstream: scripted, allow_unpriced: true}\n"
-        "coreset: {size: 2}\n"
-        "evolution: {epochs: 1, rollouts_per_task: 1}\n"
-        "evaluation: {validation_tasks: 1, validation_rollouts: 1, attempts: 1}\n"
-    )
-    run_dir = folder / "run"
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
-    return run_dir, printed.getvalue()
+
+    def build(folder: Path) -> None:
+        request.getfixturevalue("ray_session")
+        config = folder / "unpriced.yaml"
+        config.write_text(
+            "name: unpriced\n"
+            "model: {name: mystery-model, upstream: scripted, allow_unpriced: true}\n"
+            "coreset: {size: 2}\n"
+            "evolution: {epochs: 1, rollouts_per_task: 1}\n"
+            "evaluation: {validation_tasks: 1, validation_rollouts: 1, attempts: 1}\n"
+        )
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            assert main(["evolve", "--config", str(config), "--run-dir", str(folder / "run")]) == 0
+        (folder / "printed.txt").write_text(printed.getvalue())
+
+    folder = built_once(request, "unpriced", build)
+    return folder / "run", (folder / "printed.txt").read_text()
 
 
 def _strict_json(text: str) -> object:
