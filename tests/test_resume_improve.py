@@ -97,26 +97,29 @@ def uninterrupted(request: pytest.FixtureRequest) -> dict[str, list[tuple[object
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "point, edits_left",
-    [
-        ("commit_candidate", 3),  # the first child committed in git, not in the ledger yet
-        ("record_edit", 2),  # the first edit recorded: it is reused, two are left
-    ],
-)
-def test_kill_inside_improve_resumes_the_same_step(
-    tmp_path: Path, uninterrupted: dict[str, list[tuple[object, ...]]], point: str, edits_left: int
+def test_kills_inside_improve_resume_the_same_step(
+    tmp_path: Path, uninterrupted: dict[str, list[tuple[object, ...]]]
 ) -> None:
+    """Two kills in a row, each resumed: first right after the first child is committed in
+    git (not in the ledger yet), then, in the resumed process, right after that edit is
+    recorded. Each resume re-plans nothing and redoes no recorded edit, and the run that
+    survives both ends as the uninterrupted one."""
     run_dir = tmp_path / "run"
-    killed, calls = evolve(tmp_path, run_dir, point)
+    killed, calls = evolve(tmp_path, run_dir, "commit_candidate")
     assert killed.returncode == -9, killed.stderr[-2000:]  # it died at the hook
     assert calls["make_plans"] == 1  # killed in epoch 1's improve step (the only one)
+    assert calls["start_candidate"] == 1  # ... inside its first edit
+    # The half-made child is in git only: its edit is redone (once), then recorded.
+    killed, calls = evolve(tmp_path, run_dir, "record_edit")
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    assert calls.get("make_plans", 0) == 0  # nothing re-planned
+    assert calls["start_candidate"] == 1
     resumed, calls = evolve(tmp_path, run_dir, "none")
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert tables(run_dir) == uninterrupted
     assert "journaled plans reused" in resumed.stdout
     assert calls.get("make_plans", 0) == 0  # nothing re-planned
-    assert calls["start_candidate"] == edits_left  # finished edits are not redone
+    assert calls["start_candidate"] == 2  # the recorded edit is not redone: two are left
 
 
 def test_journaled_plans_and_edits_read_back_as_recorded(tmp_path: Path) -> None:
