@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import beta
+from scipy.special import betaincinv
 
 from harnesspro.context import RunContext
 from harnesspro.engine import Evaluated, evaluate
@@ -28,7 +28,8 @@ def dominated_whp(
     n = len(passes)
     if n == 0 or not all(math.isfinite(c) for c in costs):
         return False  # unknown costs: never stop spending on a guess
-    upper_pass = float(beta.ppf(LEVEL, 1 + sum(passes), 1 + n - sum(passes)))
+    # the Beta posterior's LEVEL quantile (scipy.special: a fifth of scipy.stats' import time)
+    upper_pass = float(betaincinv(1 + sum(passes), 1 + n - sum(passes), LEVEL))
     spread = float(np.std(costs, ddof=1)) / math.sqrt(n) if n > 1 else 0.0
     lower_cost = float(np.mean(costs)) - 1.2816 * spread  # one-sided 90% normal quantile
     return any(p >= upper_pass and c <= lower_cost for p, c in rivals)

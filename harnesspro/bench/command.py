@@ -9,8 +9,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.bench import report
-from harnesspro.bench.runner import exhaustive_points, run_variant, variants
 from harnesspro.config import ConfigError, RayConfig, load_config
 from harnesspro.strategies import STRATEGIES
 
@@ -63,6 +61,10 @@ def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
 
 
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    # Imported here: the runner and report pull in the whole search and plotly, which every
+    # other `harnesspro` command would otherwise pay for at start-up.
+    from harnesspro.bench import report
+    from harnesspro.bench.runner import exhaustive_points, run_variant, variants
     from harnesspro.sandbox import Bubblewrap
 
     base = load_config(args.config, args.set)
