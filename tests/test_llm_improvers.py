@@ -375,7 +375,7 @@ def test_failure_clusters_span_tasks() -> None:
 def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> None:
     improver = {
         "name": "gemma-3-270m", "upstream": "openai", "base_url": llama_server,
-        "allow_unpriced": True, "max_edit_steps": 2, "request": {"max_tokens": 32},
+        "allow_unpriced": True, "max_edit_steps": 1, "request": {"max_tokens": 32},
     }  # fmt: skip
     ctx = llm_run(tmp_path, improver)
     children = improve(ctx, 1, ["c000"])
