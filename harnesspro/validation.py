@@ -69,13 +69,6 @@ def validation_scores(ctx: RunContext) -> dict[str, Score]:
     return candidate_scores(rollouts, validation_ids(ctx))
 
 
-def validated_tasks(ctx: RunContext) -> dict[str, int]:
-    """Per validated candidate, how many validation tasks it has scored rollouts on."""
-    frame = scored(on_split(ctx.ledger.rollouts(), "validation"), validation_ids(ctx))
-    counts = frame.dropna(subset=["pass"]).groupby("candidate_id")["task_id"].nunique()
-    return {str(cid): int(n) for cid, n in counts.items()}
-
-
 def pool(coreset: Score, held: Score, n_coreset: int, n_held: int) -> Score:
     """One score over both task sets, each task weighing the same: the per-task means of
     the two splits weighted by their task counts (an unknown part stays unknown)."""
@@ -96,9 +89,12 @@ def pool(coreset: Score, held: Score, n_coreset: int, n_held: int) -> Score:
 
 def pooled_scores(ctx: RunContext, scores: dict[str, Score]) -> dict[str, Score]:
     """`scores` (coreset) with every validated candidate's validation score pooled in."""
-    held, counts = validation_scores(ctx), validated_tasks(ctx)
+    ids = validation_ids(ctx)
+    frame = scored(on_split(ctx.ledger.rollouts(), "validation"), ids).dropna(subset=["pass"])
+    held = candidate_scores(frame, ids)
+    counts = frame.groupby("candidate_id")["task_id"].nunique()  # tasks each one was scored on
     n_coreset = len(ctx.splits.coreset)
     return {
-        cid: pool(s, held[cid], n_coreset, counts[cid]) if cid in held else s
+        cid: pool(s, held[cid], n_coreset, int(counts[cid])) if cid in held else s
         for cid, s in scores.items()
     }
