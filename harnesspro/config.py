@@ -377,6 +377,13 @@ class EvaluationConfig(_Strict):
     task, attempt, model and profile, seed, price, limits) is there is copied, not rerun."""
 
 
+class ReportsConfig(_Strict):
+    dashboard: Literal["every_epoch", "end"] = "every_epoch"
+    """When RUN/dashboard.html is written: at the end of every epoch (watch a run as it goes)
+    or only when the run ends (`harnesspro bench`: about a second of plotting per epoch saved;
+    `harnesspro dashboard RUN` renders it at any time)."""
+
+
 class HarnessConfig(_Strict):
     seed: Path | None = None
     """A harness directory (with harness.toml) to evolve instead of the bundled seed agent;
@@ -429,6 +436,7 @@ class RunConfig(_Strict):
     ray: RayConfig = RayConfig()
     evaluation: EvaluationConfig = EvaluationConfig()
     library: LibraryConfig = LibraryConfig()
+    reports: ReportsConfig = ReportsConfig()
 
     @model_validator(mode="after")
     def _refresh_needs_validation(self) -> RunConfig:
@@ -523,3 +531,15 @@ def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
 def dump_config(config: RunConfig) -> str:
     """The resolved config as YAML (written to the run folder)."""
     return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+
+
+def same_config(text: str, config: RunConfig) -> bool:
+    """Whether a run folder's config.yaml (`dump_config` text) holds `config`. Keys added
+    since it was written count at their defaults, so a newer harnesspro resumes an older
+    run whose settings are the same."""
+    if text == dump_config(config):
+        return True
+    try:
+        return RunConfig.model_validate(yaml.safe_load(text)) == config
+    except (yaml.YAMLError, ValidationError):
+        return False

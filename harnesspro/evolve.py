@@ -93,7 +93,8 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     write_epoch_reports(ctx, selected, spread, held)
     run_reports(ctx)
     ctx.ledger.finish_epoch(epoch, selected.hypervolume)
-    write_dashboard(ctx.run.root)  # RUN/dashboard.html, rebuilt at the end of every epoch
+    if ctx.config.reports.dashboard == "every_epoch":
+        write_dashboard(ctx.run.root)  # RUN/dashboard.html, rebuilt at the end of every epoch
     scores = ctx.scores()
     for mode, cid in selected.picks.items():
         s, u, v = scores[cid], spread[cid], held.get(cid)

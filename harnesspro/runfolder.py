@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from harnesspro.atomic import write_text_atomic
-from harnesspro.config import ConfigError, RunConfig, dump_config
+from harnesspro.config import ConfigError, RunConfig, dump_config, same_config
 from harnesspro.records import RolloutResult, VerifierEvidence
 from harnesspro.snapshot import Snapshot
 from harnesspro.snapshot import load as load_snapshot
@@ -117,7 +117,7 @@ class RunFolder:
                 "pass a writable --run-dir."
             ) from None
         if path.exists():
-            if path.read_text() != text:
+            if not same_config(path.read_text(), config):
                 raise ConfigError(
                     f"{self.root} holds a run with a different config; pass a new --run-dir."
                 )

@@ -3,9 +3,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harnesspro.cli import main
-from harnesspro.config import ConfigError, load_config
+from harnesspro.config import ConfigError, RunConfig, load_config
+from harnesspro.runfolder import RunFolder
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -160,3 +162,21 @@ def test_a_missing_suite_is_named_by_its_resolved_path(
     assert main(["evolve", "--config", str(config), "--run-dir", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path.resolve() / 'missing'}: task suite folder not found" in err
+
+
+def test_a_run_folder_written_before_a_key_existed_resumes_only_with_the_same_settings(
+    tmp_path: Path,
+) -> None:
+    config = load_config(write(tmp_path, "name: old\n"))
+    run = RunFolder(tmp_path / "run")
+    run.open(config)
+    # As an older harnesspro wrote it: without the `reports` section (a key added later).
+    text = (run.root / "config.yaml").read_text()
+    older = yaml.safe_load(text)
+    del older["reports"]
+    (run.root / "config.yaml").write_text(yaml.safe_dump(older, sort_keys=False))
+    RunFolder(run.root).open(config)  # the same settings: resumed
+    data = config.model_dump(mode="json")
+    data["reports"]["dashboard"] = "end"
+    with pytest.raises(ConfigError, match="different config"):
+        RunFolder(run.root).open(RunConfig.model_validate(data))

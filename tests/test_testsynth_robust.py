@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -17,10 +18,11 @@ from harnesspro.context import RunContext
 from harnesspro.records import RolloutResult, RolloutSpec, Usage
 from harnesspro.rollout import write_tree
 from harnesspro.runfolder import RunFolder
-from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.sandbox import Bubblewrap, Mount, SandboxResult
 from harnesspro.snapshot import Snapshot, take
 from harnesspro.tasks.loader import builtin_suite_dir, load_suite, reference_steps, workspace_files
-from harnesspro.testsynth.facts import read_instruction
+from harnesspro.testsynth import facts
+from harnesspro.testsynth.facts import Reading, command_facts, read_instruction
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from tests.conftest import tiny_config
@@ -104,6 +106,40 @@ def test_named_commands_run_in_the_sandbox_and_cannot_be_faked_outside_it() -> N
     assert not Path("/hp-escape").exists()
     broken = {**good, "calc.py": b"def add(a, b):\n    return a - b\n"}
     assert not score(test, broken, Bubblewrap())
+
+
+class CountingBubblewrap(Bubblewrap):
+    """Bubblewrap that counts the commands it runs."""
+
+    runs = 0
+
+    def run(self, *args: Any, **kwargs: Any) -> SandboxResult:
+        CountingBubblewrap.runs += 1
+        return super().run(*args, **kwargs)
+
+
+def test_a_command_runs_once_per_distinct_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(facts, "_COMMAND_FACTS", {})
+    monkeypatch.setattr(CountingBubblewrap, "runs", 0)
+    reading = Reading(
+        "/workspace", ("flag",), commands=("test -x /workspace/flag && cat /workspace/flag",)
+    )
+    sandbox = CountingBubblewrap()
+    on = Snapshot({"flag": b"on\n"}, modes={"flag": 0o755})
+    first = command_facts(on, reading, sandbox)
+    again = command_facts(Snapshot({"flag": b"on\n"}, modes={"flag": 0o755}), reading, sandbox)
+    assert CountingBubblewrap.runs == 1 and again == first
+    # Any change a command could see runs it again, with its own result: the content, the
+    # mode, and the commands themselves.
+    off = command_facts(Snapshot({"flag": b"off\n"}, modes={"flag": 0o755}), reading, sandbox)
+    plain = command_facts(Snapshot({"flag": b"on\n"}, modes={"flag": 0o644}), reading, sandbox)
+    other = replace(reading, commands=("cat /workspace/flag",))
+    listed = command_facts(on, other, sandbox)
+    assert CountingBubblewrap.runs == 4
+    command = reading.commands[0]
+    assert first[f"exit:{command}"] == "0" and plain[f"exit:{command}"] == "1"
+    assert off[f"stdout:{command}"] != first[f"stdout:{command}"]
+    assert listed["exit:cat /workspace/flag"] == "0"
 
 
 def test_symlinks_and_modes_are_checked() -> None:

@@ -114,11 +114,24 @@ def per_task(frame: pd.DataFrame, column: str) -> float:
 
 
 @pytest.mark.slow
-def test_a_validated_run_records_pooled_picks(tmp_path: Path, ray_session: None) -> None:
+def test_a_validated_run_records_pooled_picks(
+    tmp_path: Path, ray_session: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "final": False}
-    config = tiny_config(tmp_path, evaluation=evaluation, selection={"validated": True})
+    # (This run also checks `reports.dashboard: end`: one dashboard, when the run ends.)
+    sections = {"evaluation": evaluation, "reports": {"dashboard": "end"}}
+    config = tiny_config(tmp_path, selection={"validated": True}, **sections)
+    written: list[Path] = []
+    real = evolve.write_dashboard
+
+    def recorded(root: Path) -> Path:
+        written.append(real(root))
+        return written[-1]
+
+    monkeypatch.setattr(evolve, "write_dashboard", recorded)
     run_dir = tmp_path / "run"
     assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    assert len(written) == 1 and written[0].is_file()  # two epochs closed, one dashboard
     with sqlite3.connect(run_dir / "ledger.sqlite") as db:
         rollouts = pd.read_sql_query(
             "SELECT candidate_id, task_id, split, pass, cost FROM rollouts "

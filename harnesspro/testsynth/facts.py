@@ -198,12 +198,35 @@ def git_facts(snap: Snapshot, reading: Reading) -> dict[str, str]:
     return facts
 
 
+# Command facts by everything that determines them: a bench grades the same final
+# workspaces in many runs (shared rollouts, and candidates that leave identical files).
+_COMMAND_FACTS: dict[str, dict[str, str]] = {}
+
+
+def _command_key(snap: Snapshot, reading: Reading, sandbox: Sandbox) -> str:
+    """The commands, working directory, output strictness, sandbox kind and the snapshot's
+    content (files, links, modes, folders: what `write_snapshot` lays out)."""
+    content = hashlib.sha256()
+    for rel in sorted(snap.files):
+        content.update(rel.encode() + b"\0" + hashlib.sha256(snap.files[rel]).digest())
+    layout = (sorted(snap.links.items()), sorted(snap.modes.items()), sorted(snap.dirs))
+    parts = (reading.commands, reading.workdir, reading.strict, type(sandbox).__name__, layout)
+    return hashlib.sha256(repr(parts).encode() + content.digest()).hexdigest()
+
+
 def command_facts(snap: Snapshot, reading: Reading, sandbox: Sandbox) -> dict[str, str]:
     """Exit status and canonical standard output of each named command, run in the sandbox
-    on a writable copy of the snapshot."""
-    facts: dict[str, str] = {}
+    on a writable copy of the snapshot (once per distinct snapshot and commands)."""
     if not reading.commands:
-        return facts
+        return {}
+    key = _command_key(snap, reading, sandbox)
+    if key not in _COMMAND_FACTS:
+        _COMMAND_FACTS[key] = _run_commands(snap, reading, sandbox)
+    return dict(_COMMAND_FACTS[key])
+
+
+def _run_commands(snap: Snapshot, reading: Reading, sandbox: Sandbox) -> dict[str, str]:
+    facts: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="hp-synth-") as name:
         for command in reading.commands:
             work = write_snapshot(Path(name) / digest(command), snap)
