@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from harnesspro.bench.arithmetic import (
+    Point,
     bootstrap_interval,
     heavy_gain,
     lite_cost_cut,
@@ -17,8 +18,9 @@ from harnesspro.bench.arithmetic import (
     paired_wins,
     reference_front,
 )
-from harnesspro.bench.report import run_rows, summary, write_outputs
-from harnesspro.bench.runner import Outcome, variant_config, variants
+from harnesspro.bench.report import per_profile, run_rows, summary, write_outputs
+from harnesspro.bench.runner import Outcome, run_name, variant_config, variants
+from harnesspro.cli import main
 from harnesspro.config import RunConfig
 
 # Strategy A: seed (0.5, 1.0), lite (0.5, 0.5), heavy (0.8, 1.0).
@@ -97,6 +99,53 @@ def test_report_rows_and_summary_by_hand() -> None:
     assert isinstance(rows, pd.DataFrame)
 
 
+def test_run_seeds_average_each_profile_before_the_summary() -> None:
+    def outcome(variant: str, profile: int, seed: int, points: list[Point]) -> Outcome:
+        modes = dict(zip(["seed", "lite", "heavy"], points, strict=False))
+        return Outcome(variant, profile, False, modes, 40, "", run_seed=seed)
+
+    outcomes = [
+        outcome("harnesspro", 1, 0, A),
+        outcome("harnesspro", 1, 1, B),
+        outcome("random", 1, 0, B),
+        outcome("random", 1, 1, B),
+        outcome("harnesspro", 2, 0, B),
+        outcome("harnesspro", 2, 1, B),
+        outcome("random", 2, 0, A),
+        outcome("random", 2, 1, B),
+    ]
+    rows = run_rows(outcomes, {})
+    # Every run of a profile is on one reference front (A and B together: HV_REF).
+    row = rows.set_index(["variant", "profile", "run_seed"])
+    assert row.loc[("harnesspro", 1, 0), "normalised_hv"] == pytest.approx(HV_A / HV_REF)
+    assert row.loc[("harnesspro", 1, 1), "normalised_hv"] == pytest.approx(HV_B / HV_REF)
+    table = summary(rows).set_index("variant")
+    # Profile 1: harnesspro (A, B) against random (B, B); profile 2 the other way round.
+    both, only_b = (HV_A + HV_B) / 2 / HV_REF, HV_B / HV_REF
+    assert table.loc["harnesspro", "normalised_hv_mean"] == pytest.approx((both + only_b) / 2)
+    assert table.loc["harnesspro", "profiles"] == 2 and table.loc["random", "run_seeds"] == 2
+    assert (table.loc["random", "default_wins"], table.loc["random", "default_losses"]) == (1, 1)
+    # Heavy gains: A 0.3, B 0 (its second point is lite; no heavy means the seed's): profile
+    # 1 averages (0.3 + 0) / 2, profile 2 (0 + 0) / 2.
+    assert table.loc["harnesspro", "heavy_gain_mean"] == pytest.approx((0.15 + 0.0) / 2)
+
+
+def test_a_run_seed_with_an_unknown_cost_cut_leaves_its_profile_unknown() -> None:
+    rows = pd.DataFrame(
+        {
+            "variant": ["harnesspro"] * 2,
+            "profile": [1, 1],
+            "run_seed": [0, 1],
+            "misleading": [False, False],
+            "normalised_hv": [0.5, 0.7],
+            "lite_cost_cut": [0.4, None],
+        }
+    )
+    one = per_profile(rows).iloc[0]
+    assert one["normalised_hv"] == pytest.approx(0.6)
+    assert math.isnan(one["lite_cost_cut"])
+
+
 def test_bench_json_lists_the_exhaustive_points_by_harness(tmp_path: Path) -> None:
     outcomes = [Outcome("harnesspro", 1, False, {"seed": (0.5, 2.0)}, 40, "")]
     exhaustive = {1: {"seed": (0.5, 2.0), "step_cap": (0.25, 1.0)}}
@@ -120,3 +169,22 @@ def test_composer_variant_switches_the_composer_on_that_variant_only(tmp_path: P
     assert [label for label, c in on.items() if c.evolution.composer] == ["harnesspro+composer"]
     assert on["harnesspro+composer"].evolution.strategy == "harnesspro"
     assert variants(["harnesspro"], racing=False)[-1].label == "harnesspro"
+
+
+def test_a_run_seed_sets_the_seed_and_names_the_folder_but_keeps_the_splits(
+    tmp_path: Path,
+) -> None:
+    (variant,) = variants(["random"], racing=False)
+    base = RunConfig.model_validate({"seed": 5, "tasks": {"split_seed": 3}})
+    one = variant_config(base, variant, 7, tmp_path / "c.sqlite")
+    other = variant_config(base, variant, 7, tmp_path / "c.sqlite", run_seed=2)
+    assert (one.seed, other.seed) == (5, 2)
+    assert one.tasks == other.tasks  # the same test split, coreset and validation tasks
+    assert other.model.behaviour.seed == 7
+    assert (run_name(variant, 7), run_name(variant, 7, 2)) == ("random-p7", "random-p7-s2")
+
+
+def test_bad_run_seeds_are_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--run-seeds", "1,x", "--out", "/nonexistent/never"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--run-seeds" in err and "integers" in err

@@ -22,6 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     bench.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
     bench.add_argument("--profile-seeds", default="1,2,3,4,5", help="comma-separated ints")
+    bench.add_argument(
+        "--run-seeds",
+        default="",
+        help="comma-separated ints: run every variant once per run seed (the config's `seed`) "
+        "on the same splits; each profile's figures are the means over them",
+    )
     bench.add_argument("--strategies", default=",".join(dict.fromkeys(STRATEGIES)))
     bench.add_argument("--no-racing", action="store_true", help="skip harnesspro+racing")
     bench.add_argument("--composer", action="store_true", help="also compare harnesspro+composer")
@@ -33,13 +39,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
 
 
-def parse_seeds(text: str) -> list[int]:
+def parse_seeds(text: str, option: str = "--profile-seeds") -> list[int]:
     try:
         seeds = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
-        raise ConfigError(f"--profile-seeds {text!r}: give comma-separated integers.") from None
+        raise ConfigError(f"{option} {text!r}: give comma-separated integers.") from None
     if not seeds:
-        raise ConfigError("--profile-seeds: give at least one integer.")
+        raise ConfigError(f"{option}: give at least one integer.")
     return list(dict.fromkeys(seeds))
 
 
@@ -69,6 +75,10 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
 
     base = load_config(args.config, args.set)
     seeds = parse_seeds(args.profile_seeds)
+    # None: each run keeps the config's seed, in runs/<variant>-p<profile> as before
+    run_seeds: list[int | None] = [None]
+    if args.run_seeds.strip():
+        run_seeds = list(parse_seeds(args.run_seeds, "--run-seeds"))
     chosen = variants(
         [s.strip() for s in args.strategies.split(",") if s.strip()],
         not args.no_racing,
@@ -79,11 +89,13 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     out = args.out.resolve()
     started = time.monotonic()
     start_ray(base.ray)
-    console.print(f"bench: {len(chosen)} variants x profiles {seeds} -> {out}")
+    several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"
+    console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
     outcomes, extra = [], {}
     for profile in seeds:
-        for variant in chosen:
-            outcomes.append(run_variant(base, variant, profile, out, console))
+        for run_seed in run_seeds:
+            for variant in chosen:
+                outcomes.append(run_variant(base, variant, profile, out, console, run_seed))
         if args.exhaustive:
             extra[profile] = exhaustive_points(base, profile, out, console)
         # Written after every profile, so an interrupted bench still reports what finished.

@@ -28,12 +28,14 @@ DEFAULT = "harnesspro"
 
 
 def run_rows(outcomes: Sequence[Outcome], extra: Mapping[int, Sequence[Point]]) -> pd.DataFrame:
-    """One row per (variant, profile): normalised test hypervolume, heavy gain, lite cut."""
+    """One row per run (variant, profile and, under `--run-seeds`, run seed): normalised test
+    hypervolume against the profile's reference front (every run of that profile), heavy
+    gain, lite cut."""
     rows = []
     for profile in sorted({o.profile for o in outcomes}):
         mine = [o for o in outcomes if o.profile == profile]
         nhv = normalised_hypervolumes(
-            {o.variant: list(o.points.values()) for o in mine}, extra.get(profile, ())
+            {_run_label(o): list(o.points.values()) for o in mine}, extra.get(profile, ())
         )
         for o in mine:
             seed = o.points["seed"]
@@ -41,8 +43,9 @@ def run_rows(outcomes: Sequence[Outcome], extra: Mapping[int, Sequence[Point]]) 
                 {
                     "variant": o.variant,
                     "profile": profile,
+                    **({} if o.run_seed is None else {"run_seed": o.run_seed}),
                     "misleading": o.misleading,
-                    "normalised_hv": nhv[o.variant],
+                    "normalised_hv": nhv[_run_label(o)],
                     "heavy_gain": heavy_gain(seed, o.points.get("heavy", seed)),
                     "lite_cost_cut": lite_cost_cut(seed, o.points.get("lite", seed)),
                     "rollouts": o.rollouts,
@@ -51,6 +54,26 @@ def run_rows(outcomes: Sequence[Outcome], extra: Mapping[int, Sequence[Point]]) 
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _run_label(o: Outcome) -> str:
+    return o.variant if o.run_seed is None else f"{o.variant}@{o.run_seed}"
+
+
+def per_profile(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (variant, profile): the mean over its run seeds (an unknown stays unknown:
+    a mean with one unknown term is unknown); the rows themselves without `--run-seeds`."""
+    if "run_seed" not in rows:
+        return rows
+    keys = ["variant", "profile", "misleading"]
+    values = [c for c in rows.columns if c not in (*keys, "run_seed")]
+    numbers = rows.assign(**{c: pd.to_numeric(rows[c]) for c in values})
+    grouped = numbers.groupby(keys, sort=False)[values]
+    return grouped.agg(_strict_mean).reset_index()
+
+
+def _strict_mean(values: pd.Series) -> float:
+    return float(values.mean(skipna=False))
 
 
 def _cell(values: pd.Series, seed: int) -> dict[str, float]:
@@ -63,11 +86,14 @@ def by_profile(rows: pd.DataFrame) -> dict[int, float]:
 
 
 def summary(rows: pd.DataFrame, seed: int = 0, default_variant: str = DEFAULT) -> pd.DataFrame:
-    """Per variant: means and 90% intervals over profiles; `default_variant`'s paired wins."""
+    """Per variant: means and 90% intervals over profiles (each profile's figure the mean of
+    its run seeds); `default_variant`'s paired wins on those per-profile figures."""
+    seeds = rows["run_seed"].nunique() if "run_seed" in rows else 1
+    rows = per_profile(rows)
     default = by_profile(rows[rows["variant"] == default_variant])
     out = []
     for variant, group in rows.groupby("variant", sort=False):
-        row: dict[str, object] = {"variant": variant, "profiles": len(group)}
+        row: dict[str, object] = {"variant": variant, "profiles": len(group), "run_seeds": seeds}
         for column in ("normalised_hv", "heavy_gain", "lite_cost_cut"):
             for k, v in _cell(group[column], seed).items():
                 row[f"{column}_{k}"] = v
@@ -127,7 +153,11 @@ def cells(r: pd.Series) -> list[str]:
 
 
 def table(summary_frame: pd.DataFrame) -> Table:
-    t = Table(title="benchmark (test split, official tests; mean [90% interval] over profiles)")
+    seeds = int(summary_frame["run_seeds"].max()) if len(summary_frame) else 1
+    each = f", each profile the mean of {seeds} run seeds" if seeds > 1 else ""
+    t = Table(
+        title=f"benchmark (test split, official tests; mean [90% interval] over profiles{each})"
+    )
     for column in COLUMNS:
         t.add_column(column)
     for _, r in summary_frame.iterrows():

@@ -45,6 +45,7 @@ class Outcome:
     points: dict[str, tuple[float, float]]  # seed/lite/medium/heavy -> (pass rate, cost)
     rollouts: int
     run_dir: str
+    run_seed: int | None = None  # `--run-seeds`: the run's `seed` (None: the config's)
 
 
 def variants(strategies: Sequence[str], racing: bool, composer: bool = False) -> list[Variant]:
@@ -60,8 +61,15 @@ def variants(strategies: Sequence[str], racing: bool, composer: bool = False) ->
     return out + ([Variant("harnesspro+composer", "harnesspro", composer=True)] if composer else [])
 
 
-def variant_config(base: RunConfig, variant: Variant, profile: int, cache: Path) -> RunConfig:
+def variant_config(
+    base: RunConfig, variant: Variant, profile: int, cache: Path, run_seed: int | None = None
+) -> RunConfig:
+    """The base config with the variant's strategy and switches, the profile, the shared
+    cache and (`--run-seeds`) the run seed, which leaves the splits alone (`tasks.split_seed`
+    fixes them) and changes the search's and the policy's draws."""
     data: dict[str, Any] = base.model_dump(mode="json")
+    if run_seed is not None:
+        apply_override(data, f"seed={run_seed}")
     for assignment in (
         f"name=bench-{variant.label}-p{profile}",
         f"evolution.strategy={variant.strategy}",
@@ -87,12 +95,23 @@ def final_points(ctx: RunContext) -> dict[str, tuple[float, float]]:
     return {m: rows[m] for m in MODES if m in rows}
 
 
+def run_name(variant: Variant, profile: int, run_seed: int | None = None) -> str:
+    """`runs/<variant>-p<profile>`, with `-s<seed>` under `--run-seeds`."""
+    return f"{variant.label}-p{profile}" + ("" if run_seed is None else f"-s{run_seed}")
+
+
 def run_variant(
-    base: RunConfig, variant: Variant, profile: int, out: Path, console: Console
+    base: RunConfig,
+    variant: Variant,
+    profile: int,
+    out: Path,
+    console: Console,
+    run_seed: int | None = None,
 ) -> Outcome:
-    """Run (or resume) one variant on one profile; its log goes to the run folder."""
-    config = variant_config(base, variant, profile, out / "rollout-cache.sqlite")
-    run = RunFolder((out / "runs" / f"{variant.label}-p{profile}").resolve())
+    """Run (or resume) one variant on one profile (with `run_seed`); its log goes to the run
+    folder."""
+    config = variant_config(base, variant, profile, out / "rollout-cache.sqlite", run_seed)
+    run = RunFolder((out / "runs" / run_name(variant, profile, run_seed)).resolve())
     run.root.mkdir(parents=True, exist_ok=True)
     with (run.root / "log.txt").open("a") as log:
         ctx = RunContext.open(config, run, Console(file=log, width=120))
@@ -108,9 +127,13 @@ def run_variant(
         final_points(ctx),
         len(search_rollouts(ctx.ledger.rollouts())),
         str(run.root),
+        run_seed,
     )
     ctx.ledger.close()
-    console.print(f"  {variant.label} on profile {profile}: {outcome.rollouts} search rollouts")
+    seed = "" if run_seed is None else f", run seed {run_seed}"
+    console.print(
+        f"  {variant.label} on profile {profile}{seed}: {outcome.rollouts} search rollouts"
+    )
     return outcome
 
 
