@@ -1,18 +1,19 @@
 """Agent loop of the seed harness (every knob is in harness.yaml; hooks in hooks.py).
 
 It speaks plain HTTP to OPENAI_BASE_URL with the standard library: importing an SDK would
-cost more start-up time than a short task takes.
+cost more start-up time than a short task takes. An http:// endpoint (the metering gateway's
+loopback port in a sandbox) is spoken to over a socket; only an https:// one loads urllib,
+whose imports (email, ssl) cost about as much CPU as a short rollout's agent loop.
 """
 
 import importlib
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import yaml
@@ -48,13 +49,41 @@ def post(body):
         "Content-Type": "application/json",
         "Authorization": f"Bearer {os.environ['OPENAI_API_KEY']}",
     }
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
+    send = post_plain if url.startswith("http://") else post_tls
+    status, payload = send(url, json.dumps(body).encode(), headers)
+    if status >= 400:
+        raise ModelError(f"HTTP {status}: {payload.decode(errors='replace')[:300]}")
+    return json.loads(payload)
+
+
+def post_plain(url, data, headers):
+    """(status, body) of one HTTP/1.0 POST: the server closes the connection after it."""
+    authority, _, path = url[len("http://") :].partition("/")
+    host, _, port = authority.partition(":")
+    lines = [f"POST /{path} HTTP/1.0", f"Host: {authority}", f"Content-Length: {len(data)}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    with socket.create_connection((host, int(port or 80)), timeout=600) as conn:
+        conn.sendall("\r\n".join(lines).encode() + b"\r\n\r\n" + data)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    head, _, payload = b"".join(chunks).partition(b"\r\n\r\n")
+    parts = head.split(b" ", 2)
+    if len(parts) < 2 or not parts[1].isdigit():
+        raise ConnectionError(f"no HTTP response from {authority}: {head[:100]!r}")
+    return int(parts[1]), payload
+
+
+def post_tls(url, data, headers):
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=data, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=600) as response:
-            return json.loads(response.read())
+            return response.status, response.read()
     except urllib.error.HTTPError as exc:
-        detail = exc.read().decode(errors="replace")[:300]
-        raise ModelError(f"HTTP {exc.code}: {detail}") from None
+        return exc.code, exc.read()
 
 
 def hook_function(name):
