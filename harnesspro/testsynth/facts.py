@@ -204,13 +204,14 @@ _COMMAND_FACTS: dict[str, dict[str, str]] = {}
 
 
 def _command_key(snap: Snapshot, reading: Reading, sandbox: Sandbox) -> str:
-    """The commands, working directory, output strictness, sandbox kind and the snapshot's
-    content (files, links, modes, folders: what `write_snapshot` lays out)."""
+    """The commands, working directory, output strictness, sandbox kind and limits, and the
+    snapshot's content (files, links, modes, folders: what `write_snapshot` lays out)."""
     content = hashlib.sha256()
     for rel in sorted(snap.files):
         content.update(rel.encode() + b"\0" + hashlib.sha256(snap.files[rel]).digest())
     layout = (sorted(snap.links.items()), sorted(snap.modes.items()), sorted(snap.dirs))
-    parts = (reading.commands, reading.workdir, reading.strict, type(sandbox).__name__, layout)
+    kind = (type(sandbox).__name__, getattr(sandbox, "limits", None))
+    parts = (reading.commands, reading.workdir, reading.strict, kind, layout)
     return hashlib.sha256(repr(parts).encode() + content.digest()).hexdigest()
 
 
