@@ -43,8 +43,11 @@ def test_second_process_is_refused_and_the_lock_dies_with_the_holder(
 
 @pytest.mark.slow
 def test_two_concurrent_evolves_the_first_completes(tmp_path: Path) -> None:
+    # No validation (it would add 27 tasks x G = 2 rollouts the assertions never read): the
+    # first run still holds the lock through its Ray start and the seed's coreset rollouts.
     evolution = {"epochs": 0, "rollouts_per_task": 2}
-    config = tiny_config(tmp_path, evaluation={"final": False}, evolution=evolution)
+    evaluation = {"final": False, "validation_rollouts": 0}
+    config = tiny_config(tmp_path, evaluation=evaluation, evolution=evolution)
     run_dir = tmp_path / "run"
     argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
