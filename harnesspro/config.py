@@ -537,8 +537,6 @@ def same_config(text: str, config: RunConfig) -> bool:
     """Whether a run folder's config.yaml (`dump_config` text) holds `config`. Keys added
     since it was written count at their defaults, so a newer harnesspro resumes an older
     run whose settings are the same."""
-    if text == dump_config(config):
-        return True
     try:
         return RunConfig.model_validate(yaml.safe_load(text)) == config
     except (yaml.YAMLError, ValidationError):
