@@ -56,7 +56,9 @@ def ray_session() -> Iterator[None]:
 
 
 def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
-    """A small run config on the scripted policy (3 coreset tasks, G = 2, 1 epoch)."""
+    """A small run config on the scripted policy (3 coreset tasks, G = 2, 1 epoch). Search
+    rollouts skip the official verifier (about half a scripted rollout's time) unless a test's
+    `evaluation` section asks for it: only the agreement report reads those verdicts."""
     data: dict[str, object] = {
         "name": "tiny",
         "model": {"name": "scripted", "upstream": "scripted"},
@@ -65,6 +67,7 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
         "evolution": {"epochs": 1, "rollouts_per_task": 2},
     }
     data.update(sections)
+    data["evaluation"] = {"official_on_search": False, **dict(sections.get("evaluation", {}))}
     path = folder / "tiny.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -102,7 +105,10 @@ def finished_run(request: pytest.FixtureRequest) -> Path:
     def build(folder: Path) -> None:
         request.getfixturevalue("ray_session")
         # Small validation and held-out evaluations keep this fast; test_evaluate.py checks them.
-        evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "attempts": 2}
+        evaluation = {
+            "validation_tasks": 2, "validation_rollouts": 1, "attempts": 2,
+            "official_on_search": True,  # the agreement report's tests read these verdicts
+        }  # fmt: skip
         config = tiny_config(folder, evaluation=evaluation)
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>

@@ -50,7 +50,8 @@ def test_evolve_with_the_local_backend_completes(
 
     # The driver runs the editor's smoke rollouts: they must not need bubblewrap.
     monkeypatch.setattr(sandbox, "Bubblewrap", no_bubblewrap)
-    config = tiny_config(tmp_path, evaluation={"final": False, "validation_rollouts": 0})
+    evaluation = {"final": False, "validation_rollouts": 0, "official_on_search": True}
+    config = tiny_config(tmp_path, evaluation=evaluation)  # official verdicts read below
     argv = ["evolve", "--config", str(config), "--run-dir", str(tmp_path / "run")]
     assert main([*argv, "--set", "sandbox.backend=local"]) == 0
     captured = capsys.readouterr()

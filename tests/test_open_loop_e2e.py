@@ -21,7 +21,7 @@ from tests.conftest import built_once, tiny_config
 def open_run(request: pytest.FixtureRequest) -> Path:
     def build(folder: Path) -> None:
         request.getfixturevalue("ray_session")
-        evolution = {"epochs": 2, "rollouts_per_task": 2, "improver": "llm"}
+        evolution = {"epochs": 2, "rollouts_per_task": 2, "improver": "llm", "max_survivors": 1}
         evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "final": False}
         config = tiny_config(folder, evolution=evolution, evaluation=evaluation)
         assert main(["evolve", "--config", str(config), "--run-dir", str(folder / "run")]) == 0
