@@ -58,7 +58,8 @@ def ray_session() -> Iterator[None]:
 def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
     """A small run config on the scripted policy (3 coreset tasks, G = 2, 1 epoch). Search
     rollouts skip the official verifier (about half a scripted rollout's time) unless a test's
-    `evaluation` section asks for it: only the agreement report reads those verdicts."""
+    `evaluation` section asks for it: only the agreement report reads those verdicts. The
+    dashboard is written once, when the run ends, unless `reports` asks for every epoch."""
     data: dict[str, object] = {
         "name": "tiny",
         "model": {"name": "scripted", "upstream": "scripted"},
@@ -68,6 +69,7 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
     }
     data.update(sections)
     data["evaluation"] = {"official_on_search": False, **dict(sections.get("evaluation", {}))}
+    data["reports"] = {"dashboard": "end", **dict(sections.get("reports", {}))}
     path = folder / "tiny.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -109,7 +111,8 @@ def finished_run(request: pytest.FixtureRequest) -> Path:
             "validation_tasks": 2, "validation_rollouts": 1, "attempts": 2,
             "official_on_search": True,  # the agreement report's tests read these verdicts
         }  # fmt: skip
-        config = tiny_config(folder, evaluation=evaluation)
+        reports = {"dashboard": "every_epoch"}  # the product's default, as users run it
+        config = tiny_config(folder, evaluation=evaluation, reports=reports)
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(folder)  # the default run folder is relative: runs/<name>-<hash>
             assert main(["evolve", "--config", "tiny.yaml"]) == 0

@@ -44,6 +44,7 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
                     "max_rollouts": 6,
                     "official_on_search": False,
                 },
+                "reports": {"dashboard": "end"},
             }
         )
     )
