@@ -13,7 +13,8 @@ group). A phase missed by a kill stays the
 target; a round ends when its run completes, and its ledger is compared. Rounds go on until
 N kills are made and every phase has one. Prints N, the kills per phase and the mismatches
 (0 when resume is faithful); exits 1 on any mismatch or a phase never killed. `--small`
-runs a smaller config (2 coreset tasks, G = 1, 2 held-out tasks) for the slow test.
+runs a smaller config (2 coreset tasks, G = 1, 2 held-out tasks, no official verifier on
+search rollouts) for the slow test.
 """
 
 from __future__ import annotations
@@ -46,7 +47,12 @@ SMALL = {
     "tasks": {"test_fraction": 0.05},
     "coreset": {"size": 2},
     "evolution": {"epochs": 1, "rollouts_per_task": 1},
-    "evaluation": {"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
+    "evaluation": {
+        "validation_tasks": 1,
+        "validation_rollouts": 1,
+        "attempts": 1,
+        "official_on_search": False,  # the held-out evaluation still runs the official tests
+    },
 }
 PHASES = ("rollouts", "improve", "git", "selection", "reports", "held-out")
 # The order a run meets the phases, for odd rounds (rollouts, selection and reports of epoch
