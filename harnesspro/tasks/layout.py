@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,11 @@ class Layout:
     files_mounts: tuple[Mount, ...]
     tool_mounts: tuple[Mount, ...]
     env: tuple[tuple[str, str], ...]
+    checker_mounts: tuple[Mount, ...] = ()
+    """The verifier's own tool environment (the task's tools plus what its tests call)."""
+    checker_path: str = ""
+    """PATH for the verifier: its tool environment, then the task's PATH without harnesspro's
+    interpreter folder (whose tools are not the task's)."""
 
     def host(self, container_path: str) -> Path:
         """The host path holding a container path of the staged file system."""
@@ -45,8 +51,15 @@ class Layout:
     def mounts(self, verifier: bool = False, extra: Iterable[Mount] = ()) -> list[Mount]:
         """Mounts for a run; the tests are bound only for the verifier (Harbor copies them in
         after the agent finished)."""
-        tests = [Mount(self.tests, "/tests", writable=True)] if verifier else []
-        return [*self.files_mounts, *tests, *extra, *self.tool_mounts]
+        if not verifier:
+            return [*self.files_mounts, *extra, *self.tool_mounts]
+        tests = [Mount(self.tests, "/tests", writable=True)]
+        return [*self.files_mounts, *tests, *extra, *self.tool_mounts, *self.checker_mounts]
+
+    def verifier_environment(self) -> dict[str, str]:
+        """The task's variables with the verifier's PATH (before the writable-folder filter)."""
+        env = dict(self.env)
+        return {**env, "PATH": self.checker_path} if self.checker_path else env
 
     def tidy(self) -> None:
         """Remove the empty folders bwrap made in `root` as mount points for the tools."""
@@ -65,9 +78,11 @@ def lay_out(
     tools: ToolEnv | None,
     packages: PackageLayer | None = None,
     built: Path | None = None,
+    checker: ToolEnv | None = None,
 ) -> Layout:
     """Stage the task's container files under `dest` and describe the sandbox mounts.
-    `built` is a file system the task's build steps already made (a copy of it is staged)."""
+    `built` is a file system the task's build steps already made (a copy of it is staged);
+    `checker` is the verifier's tool environment."""
     files = task_files(task)
     root = dest / "fs"
     workdir = host_alias(environment.workdir if environment.workdir != "/" else task.workdir)
@@ -86,7 +101,14 @@ def lay_out(
     file_mounts = _file_mounts(root, dest / "shadow")
     tool_mounts = _tool_mounts(file_mounts, tools) + (packages.mounts() if packages else [])
     env = _env(environment, tools, files, packages)
-    return Layout(root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env)
+    if checker is None:
+        return Layout(root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env)
+    own = os.path.dirname(sys.executable)
+    folders = [str(checker.bin), *(d for d in dict(env)["PATH"].split(":") if d and d != own)]
+    return Layout(
+        root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env,
+        () if tools and tools.root == checker.root else tuple(checker.mounts()), ":".join(folders),
+    )  # fmt: skip
 
 
 def host_alias(container_path: str) -> str:

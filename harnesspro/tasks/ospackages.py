@@ -6,8 +6,8 @@ from a cached layer built once per package set: `apt-get install --simulate` aga
 host's database lists what a real install would add (the dependencies the host lacks
 included), `apt-get download` fetches those .debs and `dpkg -x` unpacks them into
 `<cache>/oslayers/<key>/root`, in a temporary sibling renamed into place. The sandbox binds
-the layer read-only at its own path, with its bin folders on PATH and its library folders on
-LD_LIBRARY_PATH.
+the layer read-only under `/.harnesspro/oslayers/<key>` (no task folder covers it, so the
+verifier may use it), with its bin folders on PATH and its library folders on LD_LIBRARY_PATH.
 
 What a layer cannot do: maintainer scripts do not run (no users, services or generated config),
 and programs that look for data at absolute /usr/share or /etc paths do not see the layer's
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.sandbox import Mount
-from harnesspro.tasks.toolenv import cache_root
+from harnesspro.tasks.toolenv import RUNNER_ROOT, cache_root
 
 APT_TIMEOUT_S = 900.0
 BIN_DIRS = ("usr/local/bin", "usr/bin", "bin", "usr/sbin", "sbin")
@@ -50,15 +50,19 @@ class PackageLayer:
     unpacked: tuple[str, ...]
     """What was unpacked: those packages and the dependencies the host lacked."""
 
+    @property
+    def target(self) -> str:
+        """Where the sandbox sees the layer."""
+        return f"{RUNNER_ROOT}/oslayers/{self.root.parent.name}"
+
     def mounts(self) -> list[Mount]:
-        """Bound at its own path: the PATH and LD_LIBRARY_PATH entries name it absolutely."""
-        return [Mount(self.root, str(self.root))]
+        return [Mount(self.root, self.target)]
 
     def bin_path(self) -> str:
-        return ":".join(str(self.root / d) for d in BIN_DIRS if (self.root / d).is_dir())
+        return ":".join(f"{self.target}/{d}" for d in BIN_DIRS if (self.root / d).is_dir())
 
     def lib_path(self) -> str:
-        return ":".join(str(self.root / d) for d in LIB_DIRS if (self.root / d).is_dir())
+        return ":".join(f"{self.target}/{d}" for d in LIB_DIRS if (self.root / d).is_dir())
 
 
 def installed(packages: Sequence[str]) -> set[str]:

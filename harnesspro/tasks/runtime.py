@@ -24,9 +24,16 @@ from harnesspro.tasks.buildsteps import BuildError
 from harnesspro.tasks.dockerfile import NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, load_task
-from harnesspro.tasks.ospackages import PackageError, ensure_layer
+from harnesspro.tasks.ospackages import PackageError
 from harnesspro.tasks.toolenv import ToolEnvError, cache_root
-from harnesspro.tasks.verify import VerifierResult, environment_of, prepare, run_verifier
+from harnesspro.tasks.verify import (
+    VerifierResult,
+    environment_of,
+    missing_commands,
+    prepare,
+    run_verifier,
+    ungradable_reason,
+)
 
 # The reference solution never leaves the driver: workers (and so harnesses) never get it.
 SOLUTION_PARTS = ("solution/", "solution.sh")
@@ -89,35 +96,36 @@ def materialise(bundle: TaskBundle, cache: Path | None = None) -> Task:
 
 
 def unrunnable_reason(task: Task, cache: Path | None = None) -> str | None:
-    """One sentence saying why the task cannot run here, or None when it can (this builds
-    the OS package layer the task needs and runs its build steps, once)."""
-    environment = environment_of(task)
-    if isinstance(environment, NeedsContainer):
-        where = f" ({environment.instruction[:120]})" if environment.instruction else ""
-        return f"task '{task.id}' cannot run without a container: {environment.reason}{where}."
+    """One sentence saying why the task cannot run or be graded here, or None when it can
+    (this builds the tool environments and OS package layer the task needs and runs its build
+    steps, once)."""
     try:
-        if environment.build_steps:
-            # Only running the steps shows whether they work without network.
-            with tempfile.TemporaryDirectory(prefix="hp-build-") as tmp:
-                prepare(task, environment, Path(tmp), cache)
-        else:
-            ensure_layer(environment.os_packages, cache)
-    except (PackageError, BuildError) as exc:
-        return f"task '{task.id}' cannot run here: {exc}."
+        with tempfile.TemporaryDirectory(prefix="hp-check-") as tmp:
+            open_task(task, Path(tmp), cache)
+    except TaskUnrunnable as exc:
+        return str(exc)
     except ToolEnvError:
         return None  # pip trouble is an infrastructure fault, reported by the run itself
     return None
 
 
 def open_task(task: Task, dest: Path, cache: Path | None = None) -> Layout:
-    """A fresh layout of the task under `dest` (raises TaskUnrunnable when it cannot run)."""
+    """A fresh layout of the task under `dest` (raises TaskUnrunnable when it cannot run,
+    or when a command its test script calls is missing: a task this runner cannot grade)."""
     environment = environment_of(task)
     if isinstance(environment, NeedsContainer):
-        raise TaskUnrunnable(unrunnable_reason(task) or environment.reason)
+        where = f" ({environment.instruction[:120]})" if environment.instruction else ""
+        raise TaskUnrunnable(
+            f"task '{task.id}' cannot run without a container: {environment.reason}{where}."
+        )
     try:
-        return prepare(task, environment, dest, cache)
+        layout = prepare(task, environment, dest, cache)
     except (PackageError, BuildError) as exc:
         raise TaskUnrunnable(f"task '{task.id}' cannot run here: {exc}.") from None
+    missing = missing_commands(task, layout)
+    if missing:
+        raise TaskUnrunnable(ungradable_reason(task, missing) + ".")
+    return layout
 
 
 def run_steps(task: Task, steps: Iterable[str], dest: Path, sandbox: Sandbox) -> Layout:

@@ -3,6 +3,10 @@
 An environment lives at `<cache>/toolenvs/<key>`, where the key hashes the sorted requirement
 set and the interpreter. It is built in a temporary sibling folder and renamed into place, so
 an aborted or concurrent build never leaves a half environment at the key.
+
+In the sandbox it is bound read-only under `/.harnesspro/toolenvs/<key>`, a folder no task
+file system binds (the cache may sit under a home folder the agent can write). Its scripts
+find their interpreter next to themselves, so they run at either path.
 """
 
 from __future__ import annotations
@@ -23,6 +27,13 @@ from harnesspro.sandbox import Mount, sandbox_path
 from harnesspro.tasks.dockerfile import canonical_name
 
 PIP_TIMEOUT_S = 1800.0
+RUNNER_ROOT = "/.harnesspro"
+"""Where the sandbox sees what the runner provides (tool environments, package layers)."""
+# Bumped when the on-disk form of an environment changes (v2: relocatable launchers).
+ENV_FORMAT = "v2"
+# A script that is both sh and Python: sh runs the interpreter beside the script on it;
+# Python reads the second line as a string expression and goes on.
+LAUNCHER = b'#!/bin/sh\n"exec" "${0%/*}/python" "$0" "$@"\n'
 
 
 class ToolEnvError(RuntimeError):
@@ -37,12 +48,21 @@ class ToolEnv:
     requirements: tuple[str, ...]
 
     @property
+    def target(self) -> str:
+        """Where the sandbox sees the environment."""
+        return f"{RUNNER_ROOT}/toolenvs/{self.root.name}"
+
+    @property
     def bin(self) -> Path:
-        return self.root / "bin"
+        """Its bin folder as the sandbox sees it."""
+        return Path(self.target) / "bin"
+
+    def provides(self, command: str) -> bool:
+        """The environment has an executable of that name."""
+        return os.access(self.root / "bin" / command, os.X_OK)
 
     def mounts(self) -> list[Mount]:
-        """Bound at its own path: console-script shebangs name it absolutely."""
-        return [Mount(self.root, str(self.root))]
+        return [Mount(self.root, self.target)]
 
     def path(self) -> str:
         """PATH inside the sandbox with this environment first."""
@@ -67,7 +87,7 @@ def normalise(requirements: Sequence[str]) -> tuple[str, ...]:
 def env_key(requirements: Sequence[str]) -> str:
     """Cache key: the requirement set plus the interpreter the venv is built from."""
     python = f"{platform.python_implementation()}-{sys.version_info[0]}.{sys.version_info[1]}"
-    text = "\n".join([python, platform.machine(), *normalise(requirements)])
+    text = "\n".join([ENV_FORMAT, python, platform.machine(), *normalise(requirements)])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -118,10 +138,15 @@ def _check(argv: list[str], reqs: tuple[str, ...]) -> None:
 
 
 def _relocate(tmp: Path, final: Path) -> None:
-    """Point scripts (shebangs, activate) at the final folder before the rename publishes it."""
+    """Give console scripts a launcher that finds the interpreter beside them (they run at
+    the host path and at the sandbox's), and point the rest (activate) at the final folder,
+    before the rename publishes it."""
     old, new = str(tmp).encode(), str(final).encode()
+    shebang = b"#!" + old + b"/bin/python"
     for script in (tmp / "bin").iterdir():
-        if script.is_file() and not script.is_symlink():
-            data = script.read_bytes()
-            if old in data:
-                script.write_bytes(data.replace(old, new))
+        if not script.is_file() or script.is_symlink():
+            continue
+        data = script.read_bytes()
+        if data.startswith(shebang):
+            data = LAUNCHER + data.split(b"\n", 1)[1]
+        script.write_bytes(data.replace(old, new))

@@ -4,6 +4,7 @@ solution passes (when there is one) and doing nothing fails."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -12,12 +13,19 @@ from pathlib import Path
 from typing import Literal
 
 from harnesspro.records import Task
-from harnesspro.sandbox import Mount, Sandbox, SandboxResult
+from harnesspro.sandbox import SYSTEM_DIRS, Mount, Sandbox, SandboxResult, python_dirs
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
-from harnesspro.tasks.dockerfile import Copy, Environment, NeedsContainer, load_environment
+from harnesspro.tasks.dockerfile import (
+    Copy,
+    Environment,
+    NeedsContainer,
+    canonical_name,
+    load_environment,
+)
 from harnesspro.tasks.layout import Layout, lay_out
-from harnesspro.tasks.loader import TaskError, task_files
+from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
 from harnesspro.tasks.ospackages import PackageError, ensure_layer
+from harnesspro.tasks.testscript import called_commands
 from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
 
 OUTPUT_TAIL = 4000
@@ -26,8 +34,12 @@ RUNNER_FAULTS = re.compile(
     r"command not found|No module named|ModuleNotFoundError|Read-only file system|^bwrap: ",
     re.MULTILINE,
 )
-# "unproven": doing nothing fails but no reference solution shows that the verifier can pass.
-ValidationStatus = Literal["ok", "unproven", "invalid", "needs container", "error"]
+PYTEST = "pytest==8.4.1"
+"""The pytest a verifier gets when its task's Dockerfile installs none (Harbor's images come
+with one); pinned, so every machine grades with the same version."""
+# "unproven": doing nothing fails but no reference solution shows that the verifier can pass;
+# "unrunnable": this machine cannot grade it (a command its tests call is missing).
+ValidationStatus = Literal["ok", "unproven", "invalid", "needs container", "unrunnable", "error"]
 
 
 @dataclass(frozen=True)
@@ -80,12 +92,65 @@ def environment_of(task: Task) -> Environment | NeedsContainer:
 
 
 def prepare(task: Task, environment: Environment, dest: Path, cache: Path | None = None) -> Layout:
-    """A fresh layout of the task under `dest`, with its tool environment, package layer and
-    build steps' result built if needed."""
+    """A fresh layout of the task under `dest`, with its tool environment, the verifier's,
+    package layer and build steps' result built if needed."""
     tools = ensure_toolenv(environment.requirements, cache) if environment.requirements else None
+    checker = ensure_toolenv(verifier_requirements(task, environment), cache)
     packages = ensure_layer(environment.os_packages, cache) if environment.os_packages else None
     built = ensure_build(task, environment, tools, packages, cache)
-    return lay_out(task, environment, dest, tools, packages, built)
+    return lay_out(task, environment, dest, tools, packages, built, checker)
+
+
+def test_script_text(files: TaskFiles) -> str:
+    """The text of the script the verifier runs ('' when the task has none)."""
+    name = Path(files.test_script).name
+    for path in (files.tests / name, *files.extra_tests):
+        if path.name == name and path.is_file():
+            return path.read_text(errors="replace")
+    return ""
+
+
+def verifier_requirements(task: Task, environment: Environment) -> tuple[str, ...]:
+    """The task's pip requirements, plus the pinned pytest when its tests call pytest and its
+    Dockerfile installs none."""
+    text = test_script_text(task_files(task))
+    calls = "pytest" in called_commands(text) or re.search(r"-m\s+pytest\b", text)
+    has = any(canonical_name(r) == "pytest" for r in environment.requirements)
+    return (*environment.requirements, PYTEST) if calls and not has else environment.requirements
+
+
+def missing_commands(task: Task, layout: Layout) -> tuple[str, ...]:
+    """Commands the test script calls that nothing on the verifier's PATH provides (only
+    folders the agent cannot write count)."""
+    mounts = layout.mounts(verifier=True)
+    folders = verifier_env(layout.verifier_environment(), mounts)["PATH"].split(":")
+    hosts = [h for h in (_host_folder(f, mounts) for f in folders) if h is not None]
+    called = called_commands(test_script_text(task_files(task)))
+    return tuple(
+        c for c in called if not any((h / c).is_file() and os.access(h / c, os.X_OK) for h in hosts)
+    )
+
+
+def ungradable_reason(task: Task, missing: tuple[str, ...]) -> str:
+    """One sentence: why this machine cannot grade the task."""
+    names = ", ".join(f"`{m}`" for m in missing)
+    return (
+        f"task '{task.id}' cannot be graded here: its test script calls {names}, which neither "
+        f"its tool environment nor this machine provides; install it on this machine or in "
+        f"the task's Dockerfile (pip or apt-get)"
+    )
+
+
+def _host_folder(folder: str, mounts: list[Mount]) -> Path | None:
+    """The host folder the sandbox shows at `folder` (None when nothing is bound there)."""
+    for mount in sorted(mounts, key=lambda m: len(m.target), reverse=True):
+        target = mount.target.rstrip("/")
+        if folder == target or folder.startswith(target + "/"):
+            return Path(str(mount.source) + folder[len(target) :])
+    visible = [*SYSTEM_DIRS, *python_dirs()]
+    if any(folder == top or folder.startswith(top + "/") for top in visible):
+        return Path(folder)
+    return None
 
 
 def read_reward(logs: Path) -> tuple[float | None, str]:
@@ -120,7 +185,7 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
     result = sandbox.run(
         ["bash", files.test_script],
         mounts,
-        verifier_env(dict(layout.env), mounts),
+        verifier_env(layout.verifier_environment(), mounts),
         layout.workdir,
         files.verifier_timeout_s,
     )
@@ -189,7 +254,11 @@ def validate_task(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Va
         return Validation(task.id, "needs container", _needs_reason(environment))
     try:
         with tempfile.TemporaryDirectory(prefix="hp-validate-") as tmp:
-            idle = run_verifier(task, prepare(task, environment, Path(tmp, "idle"), cache), sandbox)
+            layout = prepare(task, environment, Path(tmp, "idle"), cache)
+            missing = missing_commands(task, layout)
+            if missing:
+                return Validation(task.id, "unrunnable", ungradable_reason(task, missing))
+            idle = run_verifier(task, layout, sandbox)
             reference = None
             if task_files(task).solution is not None:
                 layout = prepare(task, environment, Path(tmp, "ref"), cache)
