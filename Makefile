@@ -1,4 +1,7 @@
 VENV ?= .venv
+# The interpreter that makes the venv (.ci/run passes the one `python3` named before it
+# cleaned PATH).
+PYTHON ?= python3
 PY := $(VENV)/bin/python
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
@@ -6,7 +9,7 @@ DEV := $(VENV)/.installed-dev
 .PHONY: setup quickstart test lint clean
 
 $(VENV)/bin/python:
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 
 # Re-install whenever pyproject.toml changes. The quickstart needs only the runtime
 # dependencies; tests add the dev extras (linters, pytest, a llama.cpp server).
@@ -34,8 +37,14 @@ lint: setup $(DEV)
 # Test processes at once (pytest-xdist); each runs its own embedded Ray (~0.8 GB).
 TEST_WORKERS ?= 2
 
+# `harnesspro doctor` first: bubblewrap, git, Ray, the verifiers' pinned pytest (built into the
+# tool-environment cache here), the price table. Under CI, Chromium is required too.
 test: lint
+	@sh scripts/install_bubblewrap.sh
 	@sh scripts/install_chromium.sh
+	$(VENV)/bin/harnesspro doctor
+	@if [ -n "$${CI:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
+	    echo "make test: Chromium is missing and scripts/install_chromium.sh could not install it." >&2; exit 1; fi
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 clean:

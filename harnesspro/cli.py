@@ -16,6 +16,7 @@ from harnesspro.bench.command import cmd_bench
 from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
+from harnesspro.doctor import ready, render, run_checks
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars, tokens
 from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap, SandboxUnavailable
@@ -31,6 +32,7 @@ MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="harnesspro", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("doctor", help="check that this machine can run the quickstart (run it first)")
     evolve = sub.add_parser("evolve", help="run (or resume) an evolution")
     evolve.add_argument("--config", required=True, type=Path)
     evolve.add_argument("--run-dir", type=Path, help="default: runs/<name>-<config hash>")
@@ -104,6 +106,19 @@ def profile_table(profiles: list[Profile]) -> Table:
             tokens(p.tokens_per_task).removesuffix(" tokens"),
         )
     return table
+
+
+def cmd_doctor(args: argparse.Namespace, console: Console) -> int:
+    """One line per check; exit 0 when the quickstart can run, 2 otherwise."""
+    checks = run_checks()
+    for check in checks:
+        console.print(render(check), markup=False, highlight=False)
+    if ready(checks):
+        console.print("ready: `make quickstart` can run here", markup=False)
+        return 0
+    print("harnesspro: this machine cannot run the quickstart yet; fix the FAIL lines above.",
+          file=sys.stderr)  # fmt: skip
+    return 2
 
 
 def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
@@ -307,6 +322,7 @@ def cmd_retro(args: argparse.Namespace, console: Console) -> int:
 
 
 COMMANDS = {
+    "doctor": cmd_doctor,
     "evolve": cmd_evolve,
     "report": cmd_report,
     "profiles": cmd_profiles,

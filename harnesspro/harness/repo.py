@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tarfile
 import tempfile
 from pathlib import Path
 
-import git
+# Without a git program GitPython refuses to import; every command would then end in a
+# traceback before `harnesspro doctor` could say "install git".
+os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
+import git  # noqa: E402
 
 from harnesspro.tasks.loader import folder_files
 
