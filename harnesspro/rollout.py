@@ -39,6 +39,7 @@ from harnesspro.tasks.layout import Layout
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.runtime import TaskBundle, grade, materialise, open_task
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
+from harnesspro.untrusted import read_text
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
@@ -260,7 +261,7 @@ def classify(
     if _dir_size(out_dir) > OUT_DIR_CAP:
         return "harness_error", f"wrote more than {OUT_DIR_CAP:,} bytes to HARNESSPRO_OUT"
     try:
-        json.loads((out_dir / "result.json").read_text())
+        json.loads(read_text(out_dir / "result.json", OUT_DIR_CAP))
     except (OSError, ValueError):
         return "harness_error", "finished without writing a valid result.json"
     if any(call.status == BUDGET_STATUS for call in gateway.calls):
@@ -291,6 +292,14 @@ def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
         workspace={},
         reason=reason.splitlines()[0][:300] if reason else "task setup failed",
     )
+
+
+def _trajectory(path: Path) -> str:
+    """The harness's trajectory file, if it is one (a link is not followed to the host)."""
+    try:
+        return read_text(path, TRAJECTORY_CAP)
+    except OSError:
+        return ""
 
 
 def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
@@ -331,12 +340,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         # The snapshot is taken before the verifier runs: grading cannot change what is scored.
         workspace = snapshot(layout.host(layout.workdir), sandbox, layout.workdir)
         verdict = grade(task, layout, sandbox) if inputs.grade else None
-        trajectory_path = tmp / "out" / "trajectory.jsonl"
-        trajectory = (
-            trajectory_path.read_text(errors="replace")[:TRAJECTORY_CAP]
-            if trajectory_path.is_file()
-            else ""
-        )
+        trajectory = _trajectory(tmp / "out" / "trajectory.jsonl")
         return RolloutResult(
             key=inputs.spec.key,
             status=status,

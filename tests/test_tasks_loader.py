@@ -18,7 +18,7 @@ from harnesspro.tasks.loader import (
     scan_suite,
     task_files,
 )
-from harnesspro.tasks.verify import read_reward, validate_task
+from harnesspro.tasks.verify import read_rewards, reward_of, validate_task
 
 HARBOR_TEST = """#!/bin/bash
 if [ "$(cat /app/out.txt 2>/dev/null)" = hello ]; then echo 1 > /logs/verifier/reward.txt
@@ -133,13 +133,13 @@ def test_bad_terminal_bench_yaml_is_reported(tmp_path: Path) -> None:
 
 
 def test_read_reward_formats(tmp_path: Path) -> None:
-    assert read_reward(tmp_path) == (None, "no reward file")
+    assert reward_of(*read_rewards(tmp_path)) == (None, "no reward file")
     (tmp_path / "reward.json").write_text('{"reward": 0.5}')
-    assert read_reward(tmp_path) == (0.5, "reward.json")
+    assert reward_of(*read_rewards(tmp_path)) == (0.5, "reward.json")
     (tmp_path / "reward.txt").write_text("1\n")
-    assert read_reward(tmp_path) == (1.0, "reward.txt")
+    assert reward_of(*read_rewards(tmp_path)) == (1.0, "reward.txt")
     (tmp_path / "reward.txt").write_text("yes\n")
-    assert read_reward(tmp_path) == (None, "reward.txt")
+    assert reward_of(*read_rewards(tmp_path)) == (None, "reward.txt")
 
 
 @pytest.mark.parametrize("make", [harbor_task, terminal_bench_task])
@@ -159,7 +159,9 @@ def test_validate_flags_a_verifier_that_passes_doing_nothing(tmp_path: Path) -> 
 def test_validate_blames_the_runner_for_a_missing_tool(tmp_path: Path) -> None:
     broken = "#!/bin/bash\nno-such-tool --check\necho 0 > /logs/verifier/reward.txt\n"
     result = validate_task(load_task(harbor_task(tmp_path, test=broken)), Bubblewrap())
-    assert result.status == "error" and "no-such-tool: command not found" in result.reason
+    # Found from the script's text before anything ran: no verifier output was needed.
+    assert result.status == "unrunnable" and result.idle is None
+    assert "its test script calls `no-such-tool`" in result.reason
 
 
 def run_cli(argv: list[str]) -> int:

@@ -30,6 +30,7 @@ class Layout:
 
     root: Path  # the staged container file system: root/<container path>
     tests: Path  # staged copy of the tests, bound at /tests for the verifier only
+    logs: Path  # /logs: agent/ is bound for the agent; each verifier run gets a fresh folder
     workdir: str
     files_mounts: tuple[Mount, ...]
     tool_mounts: tuple[Mount, ...]
@@ -44,17 +45,15 @@ class Layout:
         """The host path holding a container path of the staged file system."""
         return self.root / container_path.lstrip("/")
 
-    @property
-    def verifier_logs(self) -> Path:
-        return self.host("/logs/verifier")
-
     def mounts(self, verifier: bool = False, extra: Iterable[Mount] = ()) -> list[Mount]:
         """Mounts for a run; the tests are bound only for the verifier (Harbor copies them in
-        after the agent finished)."""
+        after the agent finished). /logs itself is no task folder: the agent can write only
+        /logs/agent, and `/logs/verifier` is bound by the verifier's run (in `extra`)."""
+        agent_logs = Mount(self.logs / "agent", "/logs/agent", writable=True)
         if not verifier:
-            return [*self.files_mounts, *extra, *self.tool_mounts]
-        tests = [Mount(self.tests, "/tests", writable=True)]
-        return [*self.files_mounts, *tests, *extra, *self.tool_mounts, *self.checker_mounts]
+            return [*self.files_mounts, agent_logs, *extra, *self.tool_mounts]
+        tests = Mount(self.tests, "/tests", writable=True)
+        return [*self.files_mounts, tests, *extra, *self.tool_mounts, *self.checker_mounts]
 
     def verifier_environment(self) -> dict[str, str]:
         """The task's variables with the verifier's PATH (before the writable-folder filter)."""
@@ -88,8 +87,9 @@ def lay_out(
     workdir = host_alias(environment.workdir if environment.workdir != "/" else task.workdir)
     if built is not None:
         shutil.copytree(built, root, symlinks=True)
-    for folder in (*environment.mkdirs, workdir, "/root", "/logs/verifier", "/logs/agent"):
+    for folder in (*environment.mkdirs, workdir, "/root"):
         (root / host_alias(folder).lstrip("/")).mkdir(parents=True, exist_ok=True)
+    (dest / "logs" / "agent").mkdir(parents=True)
     if built is None:
         for copy in environment.copies:
             _stage_copy(files, copy, root)
@@ -98,15 +98,17 @@ def lay_out(
     tests = _stage_tests(files, dest / "tests")
     for staged in (root, tests):
         _owner_writable(staged)
-    file_mounts = _file_mounts(root, dest / "shadow")
+    file_mounts = [m for m in _file_mounts(root, dest / "shadow") if not _under(m.target, "/logs")]
     tool_mounts = _tool_mounts(file_mounts, tools) + (packages.mounts() if packages else [])
     env = _env(environment, tools, files, packages)
     if checker is None:
-        return Layout(root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env)
+        return Layout(
+            root, tests, dest / "logs", workdir, tuple(file_mounts), tuple(tool_mounts), env
+        )
     own = os.path.dirname(sys.executable)
     folders = [str(checker.bin), *(d for d in dict(env)["PATH"].split(":") if d and d != own)]
     return Layout(
-        root, tests, workdir, tuple(file_mounts), tuple(tool_mounts), env,
+        root, tests, dest / "logs", workdir, tuple(file_mounts), tuple(tool_mounts), env,
         () if tools and tools.root == checker.root else tuple(checker.mounts()), ":".join(folders),
     )  # fmt: skip
 

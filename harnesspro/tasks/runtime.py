@@ -38,7 +38,6 @@ from harnesspro.tasks.verify import (
 # The reference solution never leaves the driver: workers (and so harnesses) never get it.
 SOLUTION_PARTS = ("solution/", "solution.sh")
 EVIDENCE_TAIL = 4000
-REWARD_FILES = ("reward.txt", "reward.json")
 
 
 class TaskUnrunnable(TaskError):
@@ -155,17 +154,12 @@ def input_files(task: Task) -> tuple[str, ...]:
 
 def grade(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierEvidence:
     """Run the official verifier on the layout's current state and keep what it said."""
-    result = run_verifier(task, layout, sandbox)
-    return evidence(result, layout.verifier_logs)
+    return evidence(run_verifier(task, layout, sandbox))
 
 
-def evidence(result: VerifierResult, logs: Path) -> VerifierEvidence:
+def evidence(result: VerifierResult) -> VerifierEvidence:
     """The verifier's verdict, output tail, exit status and reward files as a record."""
-    rewards = {
-        name: (logs / name).read_text(errors="replace")[:EVIDENCE_TAIL]
-        for name in REWARD_FILES
-        if (logs / name).is_file()
-    }
+    rewards = {name: text[:EVIDENCE_TAIL] for name, text in result.reward_files.items()}
     reason = result.reason if result.passed else failure_reason(result)
     return VerifierEvidence(
         passed=result.passed,

@@ -4,11 +4,11 @@ solution passes (when there is one) and doing nothing fails."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
-import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -27,8 +27,11 @@ from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
 from harnesspro.tasks.ospackages import PackageError, ensure_layer
 from harnesspro.tasks.testscript import called_commands
 from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
+from harnesspro.untrusted import NotAFile, read_text, remove_tree
 
 OUTPUT_TAIL = 4000
+REWARD_FILES = ("reward.txt", "reward.json")
+REWARD_CAP = 4000
 # Verifier output that means the runner, not the work, failed: a missing tool or module.
 RUNNER_FAULTS = re.compile(
     r"command not found|No module named|ModuleNotFoundError|Read-only file system|^bwrap: ",
@@ -51,6 +54,8 @@ class VerifierResult:
     timed_out: bool
     reason: str
     output: str
+    reward_files: dict[str, str] = field(default_factory=dict)
+    """What the reward files said (capped; a non-file's entry says what it was)."""
 
     @property
     def passed(self) -> bool:
@@ -153,14 +158,30 @@ def _host_folder(folder: str, mounts: list[Mount]) -> Path | None:
     return None
 
 
-def read_reward(logs: Path) -> tuple[float | None, str]:
-    """The reward from reward.txt or reward.json, and where it came from (or why not)."""
-    text_file, json_file = logs / "reward.txt", logs / "reward.json"
-    if text_file.is_file():
-        return _number(text_file.read_text().strip()), "reward.txt"
-    if json_file.is_file():
+def read_rewards(logs: Path) -> tuple[dict[str, str], str]:
+    """The reward files the verifier left, as text (capped), and what stood in a reward
+    file's place that is not a file ('' when nothing did): never opened through."""
+    found: dict[str, str] = {}
+    for name in REWARD_FILES:
         try:
-            data = json.loads(json_file.read_text())
+            found[name] = read_text(logs / name, REWARD_CAP)
+        except FileNotFoundError:
+            continue
+        except NotAFile as exc:
+            return found, str(exc)
+    return found, ""
+
+
+def reward_of(rewards: dict[str, str], planted: str = "") -> tuple[float | None, str]:
+    """The reward from reward.txt or reward.json, and where it came from (or why not). A
+    reward file that is not a regular file (`planted`) is a failure, 0."""
+    if planted:
+        return 0.0, f"{planted}, not a file (not read)"
+    if "reward.txt" in rewards:
+        return _number(rewards["reward.txt"].strip()), "reward.txt"
+    if "reward.json" in rewards:
+        try:
+            data = json.loads(rewards["reward.json"])
         except json.JSONDecodeError:
             return None, "reward.json (not JSON)"
         return _number(data.get("reward") if isinstance(data, dict) else data), "reward.json"
@@ -171,26 +192,31 @@ def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None
 
 
 def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult:
-    """Run the official tests against the layout's current working state."""
+    """Run the official tests against the layout's current working state. /logs/verifier is
+    a folder made fresh for this run, where the agent never could write."""
     files = task_files(task)
-    shutil.rmtree(layout.verifier_logs, ignore_errors=True)
-    layout.verifier_logs.mkdir(parents=True)
-    mounts = layout.mounts(verifier=True)
-    result = sandbox.run(
-        ["bash", files.test_script],
-        mounts,
-        verifier_env(layout.verifier_environment(), mounts),
-        layout.workdir,
-        files.verifier_timeout_s,
-    )
-    layout.tidy()
-    reward, source = read_reward(layout.verifier_logs)
+    logs = Path(tempfile.mkdtemp(prefix="verifier-", dir=layout.logs))
+    try:
+        mounts = layout.mounts(verifier=True, extra=[Mount(logs, "/logs/verifier", True)])
+        result = sandbox.run(
+            ["bash", files.test_script],
+            mounts,
+            verifier_env(layout.verifier_environment(), mounts),
+            layout.workdir,
+            files.verifier_timeout_s,
+        )
+        layout.tidy()
+        rewards, planted = read_rewards(logs)
+    finally:
+        remove_tree(logs)
+    reward, source = reward_of(rewards, planted)
     if killed(result.exit_code):
         # The tests' own process was killed (by a program under test, say): a reward file
         # written before that proves nothing.
@@ -206,7 +232,7 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
     else:
         reason = f"reward {reward:g} from {source}"
     output = (result.stdout + result.stderr)[-OUTPUT_TAIL:]
-    return VerifierResult(reward, result.exit_code, result.timed_out, reason, output)
+    return VerifierResult(reward, result.exit_code, result.timed_out, reason, output, rewards)
 
 
 def killed(exit_code: int | None) -> bool:
@@ -280,9 +306,7 @@ def _needs_reason(needs: NeedsContainer) -> str:
 
 
 def _with_reason(result: VerifierResult, note: str) -> VerifierResult:
-    return VerifierResult(
-        result.reward, result.exit_code, result.timed_out, f"{result.reason}; {note}", result.output
-    )
+    return replace(result, reason=f"{result.reason}; {note}")
 
 
 def _verdict(task_id: str, idle: VerifierResult, reference: VerifierResult | None) -> Validation:
