@@ -1,9 +1,10 @@
-"""Run the shipped adversarial harness against tasks: a verifier it fools is broken.
+"""Run the shipped adversarial harnesses against tasks: a verifier they fool is broken.
 
-The adversary (harnesspro/harnesses/adversarial) solves nothing; it plants stdlib shadows,
-pytest hooks, interpreter hooks, fake executables and a /tests thief in the workspace. Built-in
-tasks are attacked through the real rollout path; external Harbor tasks through the task
-runtime that `tasks validate` uses (layout + official verifier).
+Both solve nothing. `adversarial` plants stdlib shadows, pytest hooks, interpreter hooks, fake
+executables and a /tests thief in the workspace; `linker` plants payloads that swap the reward
+files for links into the host, and attacks /logs. Built-in tasks are attacked through the real
+rollout path; external Harbor tasks through the task runtime that `tasks validate` uses
+(layout + official verifier).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from harnesspro.tasks.runtime import TaskUnrunnable, bundle_task, open_task
 from harnesspro.tasks.verify import run_verifier
 
 ADVERSARY = Path(__file__).resolve().parents[1] / "harnesses" / "adversarial"
+LINKER = Path(__file__).resolve().parents[1] / "harnesses" / "linker"
 
 
 @dataclass(frozen=True)
@@ -35,14 +37,18 @@ class Attack:
     leaked: tuple[str, ...] = ()
     """Workspace artifact files that hold copies of the task's tests."""
     reason: str = ""
+    status: str = ""
+    """The rollout's status (`attack_rollout`): a harness's failure, never infrastructure."""
+    artifacts: str = ""
+    """Everything text-like the rollout kept: trajectory, verifier evidence, reason."""
 
 
-def attack_rollout(task: Task, sandbox: str = "bubblewrap") -> Attack:
-    """The adversary as a harness in a real rollout (built-in tasks)."""
+def attack_rollout(task: Task, sandbox: str = "bubblewrap", harness: Path = ADVERSARY) -> Attack:
+    """An adversary as a harness in a real rollout (built-in tasks)."""
     tests = folder_files(task.path / "tests")
     inputs = RolloutInputs(
         spec=RolloutSpec(f"adversary-{task.id}", "adversary", task.id, 0, 0),
-        harness_files=folder_files(ADVERSARY),
+        harness_files=folder_files(harness),
         task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
         task=bundle_task(task),
         script=None,
@@ -60,11 +66,20 @@ def attack_rollout(task: Task, sandbox: str = "bubblewrap") -> Attack:
         for rel, data in result.workspace.items()
         if ".stolen" in rel or any(s in data for s in secret)
     )
-    return Attack(task.id, bool(result.official_pass), leaked, result.reason)
+    evidence = result.verifier
+    kept = [result.trajectory, result.reason, result.detail]
+    if evidence is not None:
+        kept += [evidence.reason, evidence.output, *evidence.reward_files.values()]
+    artifacts = "\n".join(kept)
+    return Attack(
+        task.id, bool(result.official_pass), leaked, result.reason, result.status, artifacts
+    )
 
 
-def attack_layout(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Attack:
-    """The adversary run in the task's own layout, then the official verifier (Harbor tasks)."""
+def attack_layout(
+    task: Task, sandbox: Sandbox, cache: Path | None = None, harness: Path = ADVERSARY
+) -> Attack:
+    """An adversary run in the task's own layout, then the official verifier (Harbor tasks)."""
     with tempfile.TemporaryDirectory(prefix="hp-adversary-") as name:
         tmp = Path(name)
         try:
@@ -76,7 +91,7 @@ def attack_layout(task: Task, sandbox: Sandbox, cache: Path | None = None) -> At
         task_json = {"id": task.id, "instruction": task.instruction, "workdir": task.workdir}
         (tmp / "task" / "task.json").write_text(json.dumps(task_json))
         extra = [
-            Mount(ADVERSARY, "/harness"),
+            Mount(harness, "/harness"),
             Mount(tmp / "task", "/harnesspro/task"),
             Mount(tmp / "out", "/harnesspro/out", writable=True),
         ]
@@ -87,4 +102,5 @@ def attack_layout(task: Task, sandbox: Sandbox, cache: Path | None = None) -> At
         sandbox.run(argv, layout.mounts(extra=extra), env, layout.workdir, 60)
         layout.tidy()
         verdict = run_verifier(task, layout, sandbox)
-    return Attack(task.id, verdict.passed, reason=verdict.reason)
+    artifacts = "\n".join([verdict.reason, verdict.output, *verdict.reward_files.values()])
+    return Attack(task.id, verdict.passed, reason=verdict.reason, artifacts=artifacts)
