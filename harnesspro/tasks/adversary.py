@@ -34,7 +34,7 @@ class Attack:
     fooled: bool | None
     """True: the verifier passed work nobody did; None: the task could not run here."""
     leaked: tuple[str, ...] = ()
-    """Workspace artifact files that hold copies of the task's tests (printable: `fsnames.shown`)."""
+    """Workspace artifact files that hold copies of the task's tests (as `fsnames.shown`)."""
     reason: str = ""
 
 
