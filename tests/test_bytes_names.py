@@ -115,7 +115,7 @@ def test_a_run_whose_harness_writes_a_non_utf8_name_completes_and_resumes(
         tmp_path,
         coreset={"size": 2},
         evolution={"epochs": 1, "rollouts_per_task": 1},
-        evaluation={"validation_rollouts": 0, "attempts": 1},
+        evaluation={"final": False, "validation_rollouts": 0},
         harness={"seed": str(naming_harness(tmp_path))},
     )
     run_dir = tmp_path / "run"
