@@ -1,9 +1,10 @@
 """File names as the file system has them: any bytes but `/` and NUL.
 
 Python reads a name that is not valid UTF-8 (a harness may leave `notes\\xff.txt` in its
-workspace) as text with surrogate escapes (`os.fsdecode`: byte 0xff becomes U+DCFF). Such
-text cannot be encoded strictly, so every place that hashes, stores or shows a name goes
-through these two functions: `raw` for the exact bytes, `shown` for printable text.
+workspace) as text with surrogate escapes (`os.fsdecode`: byte 0xff becomes U+DCFF), and
+`pathlib` writes such text back as the same bytes. Strict UTF-8 cannot encode it, so a name
+is hashed through `raw` (its exact bytes) and shown through `shown` (printable text). JSON
+keeps it losslessly as long as `ensure_ascii` stays on (the escape `\\udcff`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,6 @@ def raw(text: str) -> bytes:
 
 
 def shown(text: str) -> str:
-    """A name as printable text for reports, prompts, logs and the ledger: every byte that
-    is not UTF-8 written as `\\xNN` (`notes\\xff.txt`); valid names are unchanged."""
+    """A name as printable text (prompts, reports, console, SQLite): every byte that is not
+    UTF-8 written as `\\xNN` (`notes\\xff.txt`); valid names are unchanged."""
     return raw(text).decode("utf-8", "backslashreplace")
