@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.fsnames import shown
 from harnesspro.lessons import read_lessons
 from harnesspro.library import LibraryLesson
 from harnesspro.metrics import on_split
@@ -253,31 +254,35 @@ def _tail_lines(text: str, limit: int) -> str:
 
 
 def seed_view(snapshot: Snapshot, trajectory: str) -> SeedView:
-    """A seed rollout's trajectory (its end) and final workspace, cut to the limits."""
+    """A seed rollout's trajectory (its end) and final workspace, cut to the limits; a name
+    that is not UTF-8 is shown with `\\xNN` escapes (`fsnames.shown`), not lone surrogates."""
     files: dict[str, str] = {}
     others: list[str] = []
     budget = SYNTH_WORKSPACE_CHARS
     for rel in sorted(snapshot.files):
         if "/.git/" in f"/{rel}":
             continue
+        name = shown(rel)
         try:
             text = snapshot.files[rel].decode("utf-8")
         except UnicodeDecodeError:
-            others.append(rel)
+            others.append(name)
             continue
         if len(text) > budget:
-            others.append(rel)
+            others.append(name)
             continue
-        files[rel] = text[:SYNTH_FILE_CHARS] + (
+        files[name] = text[:SYNTH_FILE_CHARS] + (
             "\n[... cut ...]" if len(text) > SYNTH_FILE_CHARS else ""
         )
-        budget -= len(files[rel])
-    modes = {rel: f"{mode:o}" for rel, mode in snapshot.modes.items() if "/.git" not in f"/{rel}"}
+        budget -= len(files[name])
+    modes = {
+        shown(rel): f"{mode:o}" for rel, mode in snapshot.modes.items() if "/.git" not in f"/{rel}"
+    }
     return SeedView(
         trajectory=_tail_lines(trajectory, SYNTH_TRAJECTORY_CHARS),
         files=files,
         other_files=tuple(others),
-        links=dict(snapshot.links),
+        links={shown(rel): shown(target) for rel, target in snapshot.links.items()},
         modes=modes,
         git={repo: dict(state) for repo, state in snapshot.git.items()},
     )

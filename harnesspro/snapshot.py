@@ -157,6 +157,7 @@ def save(folder: Path, snap: Mapping[str, bytes]) -> None:
     `snapshot.json` (links, modes, folders, git state)."""
     snap = as_snapshot(snap)
     write(folder / "workspace", Snapshot(snap.files, dirs=snap.dirs))
+    # ensure_ascii (the default) keeps a non-UTF-8 name's surrogate escapes: lossless.
     (folder / META).write_text(json.dumps(snap.meta(), indent=1, sort_keys=True) + "\n")
 
 

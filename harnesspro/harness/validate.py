@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from harnesspro.config import ModelConfig, Price
+from harnesspro.fsnames import raw
 from harnesspro.policies.scripted import script_for
 from harnesspro.records import RolloutResult, RolloutSpec
 from harnesspro.rollout import RolloutInputs, requirements_problem, run_rollout
@@ -84,7 +85,7 @@ def _files_digest(files: dict[str, bytes]) -> str:
     for rel in sorted(files):
         if rel == ".git" or rel.startswith(".git/"):
             continue  # a worktree's pointer to its repository, not harness content
-        digest.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+        digest.update(raw(rel) + b"\0" + hashlib.sha256(files[rel]).digest())
     return digest.hexdigest()
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.config import ModelConfig
+from harnesspro.fsnames import shown
 from harnesspro.records import RolloutSpec, Task
 from harnesspro.rollout import RolloutInputs, run_rollout
 from harnesspro.sandbox import Mount, Sandbox
@@ -35,7 +36,7 @@ class Attack:
     fooled: bool | None
     """True: the verifier passed work nobody did; None: the task could not run here."""
     leaked: tuple[str, ...] = ()
-    """Workspace artifact files that hold copies of the task's tests."""
+    """Workspace artifact files that hold copies of the task's tests (as `fsnames.shown`)."""
     reason: str = ""
     status: str = ""
     """The rollout's status (`attack_rollout`): a harness's failure, never infrastructure."""
@@ -62,7 +63,7 @@ def attack_rollout(task: Task, sandbox: str = "bubblewrap", harness: Path = ADVE
     result = run_rollout(inputs)
     secret = [data for data in tests.values() if len(data) > 64]
     leaked = tuple(
-        rel
+        shown(rel)
         for rel, data in result.workspace.items()
         if ".stolen" in rel or any(s in data for s in secret)
     )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harnesspro.fsnames import raw
 from harnesspro.sandbox import Mount, Sandbox
 from harnesspro.snapshot import Snapshot, as_snapshot
 from harnesspro.snapshot import write as write_snapshot
@@ -129,7 +130,8 @@ def _is_command(text: str, root: str) -> bool:
 
 
 def digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short hash of text that may hold file names (any bytes: `fsnames.raw`)."""
+    return hashlib.sha256(raw(text)).hexdigest()[:16]
 
 
 def _under(snap: Snapshot, rel: str) -> list[str]:
@@ -208,7 +210,7 @@ def _command_key(snap: Snapshot, reading: Reading, sandbox: Sandbox) -> str:
     snapshot's content (files, links, modes, folders: what `write_snapshot` lays out)."""
     content = hashlib.sha256()
     for rel in sorted(snap.files):
-        content.update(rel.encode() + b"\0" + hashlib.sha256(snap.files[rel]).digest())
+        content.update(raw(rel) + b"\0" + hashlib.sha256(snap.files[rel]).digest())
     layout = (sorted(snap.links.items()), sorted(snap.modes.items()), sorted(snap.dirs))
     kind = (type(sandbox).__name__, getattr(sandbox, "limits", None))
     parts = (reading.commands, reading.workdir, reading.strict, kind, layout)
