@@ -10,7 +10,7 @@ import pytest
 
 from harnesspro.records import Task
 from harnesspro.sandbox import Bubblewrap, Mount
-from harnesspro.tasks.adversary import LINKER, attack_layout, attack_rollout
+from harnesspro.tasks.adversary import ADVERSARY, LINKER, attack_layout, attack_rollout
 from harnesspro.tasks.loader import load_suite, load_task
 from harnesspro.tasks.runtime import evidence, open_task
 from harnesspro.tasks.verify import killed, read_rewards, reward_of, run_verifier, verifier_env
@@ -57,23 +57,26 @@ def test_a_killed_test_script_is_not_trusted(code: int | None, was_killed: bool)
 
 
 @pytest.mark.slow
-def test_adversary_scores_zero_on_every_builtin_task() -> None:
-    attacks = [attack_rollout(task) for task in load_suite("builtin")]
+@pytest.mark.parametrize("harness", [ADVERSARY, LINKER], ids=lambda h: h.name)
+def test_adversary_scores_zero_on_every_builtin_task(harness: Path) -> None:
+    attacks = [attack_rollout(task, harness=harness) for task in load_suite("builtin")]
     assert len(attacks) == 40
     assert [a.task_id for a in attacks if a.fooled] == []
     assert [a.task_id for a in attacks if a.leaked] == []
+    assert [a.task_id for a in attacks if a.status == "infra_error"] == []
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("harness", [ADVERSARY, LINKER], ids=lambda h: h.name)
 @pytest.mark.parametrize("name", ["termigen-dev", "termigen-apt-dev"])
-def test_adversary_scores_zero_on_external_dev_sets(name: str) -> None:
+def test_adversary_scores_zero_on_external_dev_sets(name: str, harness: Path) -> None:
     folder = DATASETS / name
     if not folder.is_dir():
         pytest.skip(f"{folder} is absent (shared datasets)")
     # Every sixth task keeps `make test` short (this slice has none of the two whose verifiers
     # take ~20 s); scripts/adversary_sweep.py attacks them all.
     tasks = sorted(load_suite(str(folder)), key=lambda t: t.id)[3::6]
-    attacks = [attack_layout(task, Bubblewrap()) for task in tasks]
+    attacks = [attack_layout(task, Bubblewrap(), harness=harness) for task in tasks]
     if all(a.fooled is None for a in attacks):
         pytest.skip(f"no task of {name} runs without a container here")
     assert [a.task_id for a in attacks if a.fooled] == []
