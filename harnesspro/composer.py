@@ -27,6 +27,7 @@ from harnesspro.composition import Decision, Sibling, composition_table, decide,
 from harnesspro.context import RunContext
 from harnesspro.editor.apply import EditFn, apply_plan
 from harnesspro.harness.merge import merge_yaml
+from harnesspro.ledger import plan_of
 from harnesspro.records import Candidate, Plan
 
 
@@ -73,8 +74,6 @@ def merge_pair(ctx: RunContext, a: Sibling, b: Sibling, epoch: int) -> Candidate
     ours, theirs = a.candidate, b.candidate
     plans = ctx.ledger.plans()
     row = plans[(plans["epoch"] == epoch) & (plans["child_id"] == theirs.id)]
-    from harnesspro.improve import plan_of  # improve is above this module
-
     plan = plan_of(row.iloc[0].to_dict()) if len(row) else None
     if plan is None:
         return f"no plan recorded for {theirs.id}"

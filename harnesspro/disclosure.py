@@ -27,16 +27,21 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.fsnames import shown
+from harnesspro.inputs import (
+    CandidateDiff,
+    ImproverInputs,
+    Lesson,
+    SeedView,
+    SynthesizerInputs,
+)
 from harnesspro.lessons import read_lessons
-from harnesspro.library import LibraryLesson
 from harnesspro.metrics import on_split
 from harnesspro.records import Candidate, Score, Trace
 from harnesspro.snapshot import Snapshot
-from harnesspro.validation import validation_scores
+from harnesspro.validation_scores import validation_scores
 
 SYNTH_FILE_CHARS = 4000  # per file shown to the synthesizer
 SYNTH_WORKSPACE_CHARS = 40_000  # per seed workspace
@@ -44,64 +49,6 @@ SYNTH_TRAJECTORY_CHARS = 12_000  # per seed trajectory (its end: where the work 
 DIFF_CHARS = 3000  # a diff longer than this is cut: planners read what changed, not files
 TRACE_COLUMNS = ["key", "candidate_id", "task_id", "pass", "output", "n_calls"]
 USAGE_COLUMNS = ["uncached_input", "cached_input", "status"]
-
-
-@dataclass(frozen=True)
-class CandidateDiff:
-    """What a child changed relative to its parent, and what that did on the coreset."""
-
-    parent_id: str
-    child_id: str
-    directive: str | None
-    mechanism: str | None
-    diff: str
-    d_pass: float | None
-    d_cost: float | None
-    """Relative change of cost per task; None while the child is unmeasured."""
-
-
-@dataclass(frozen=True)
-class Lesson:
-    """One earlier plan, what it predicted, what it did on the coreset, and the verdict."""
-
-    epoch: int
-    parent_id: str
-    child_id: str | None
-    directive: str
-    name: str
-    kind: str
-    levers: tuple[str, ...]
-    change: str
-    predicted_pass: float
-    predicted_cost: float
-    measured_pass: float | None
-    measured_cost: float | None
-    verdict: str | None
-    note: str
-
-
-@dataclass(frozen=True)
-class ImproverInputs:
-    """Everything any improver may read in one epoch."""
-
-    epoch: int
-    parents: tuple[str, ...]
-    traces: tuple[Trace, ...]
-    instructions: Mapping[str, str]
-    """Instructions of the coreset tasks."""
-    candidates: Mapping[str, Candidate]
-    scores: Mapping[str, Score]
-    """Coreset (train) scores by the frozen tests."""
-    validation: Mapping[str, Score]
-    """Validation aggregates only."""
-    diffs: tuple[CandidateDiff, ...]
-    memory: tuple[Lesson, ...] = ()
-    """Earlier plans of this run with their measured effects and verdicts."""
-    library: tuple[LibraryLesson, ...] = ()
-    """Earlier runs' lessons for this model and task family (experience library)."""
-
-    def traces_of(self, candidate_id: str) -> list[Trace]:
-        return [t for t in self.traces if t.candidate_id == candidate_id]
 
 
 def _count(value: object) -> int | None:
@@ -219,30 +166,6 @@ def improver_inputs(
         memory=proposer_memory(ctx, epoch),
         library=read_lessons(ctx),
     )
-
-
-@dataclass(frozen=True)
-class SeedView:
-    """One seed rollout as the synthesizer sees it."""
-
-    trajectory: str
-    files: Mapping[str, str]
-    """Small text files of the final workspace (cut), outside `.git/`."""
-    other_files: tuple[str, ...]
-    """Files listed by name only (binary, or past the size limits)."""
-    links: Mapping[str, str]
-    modes: Mapping[str, str]
-    git: Mapping[str, Mapping[str, str]]
-
-
-@dataclass(frozen=True)
-class SynthesizerInputs:
-    """Everything the llm test synthesizer may read to write one task's test."""
-
-    task_id: str
-    instruction: str
-    workdir: str
-    seeds: tuple[SeedView, ...]
 
 
 def _tail_lines(text: str, limit: int) -> str:

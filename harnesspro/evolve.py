@@ -29,7 +29,8 @@ from harnesspro.selection import Selected, recorded, select
 from harnesspro.strategies import make_strategy
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
 from harnesspro.uncertainty import Uncertainty, bootstrap
-from harnesspro.validation import validate, validation_scores
+from harnesspro.validation import validate
+from harnesspro.validation_scores import validation_scores
 
 
 def rollout_cap(ctx: RunContext) -> int | None:
@@ -132,7 +133,7 @@ def epoch_zero(ctx: RunContext) -> Selected:
     ctx.console.print(f"coreset ({len(ctx.splits.coreset)} tasks, DPP): {coreset}")
     ctx.run.mark_phase("rollouts")
     evaluate(ctx, [ctx.seed()], 0)
-    freeze_tests(ctx)
+    freeze_tests(ctx, ctx.splits.coreset)
     score_pending(ctx)
     return close_epoch(ctx, 0)
 

@@ -9,17 +9,18 @@ Either way every input comes from `disclosure.improver_inputs`.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from harnesspro import disclosure, journal
 from harnesspro.analyzer.rules import Trace, prevalence
 from harnesspro.context import RunContext
-from harnesspro.disclosure import ImproverInputs, improver_inputs
+from harnesspro.disclosure import improver_inputs
 from harnesspro.gateway.upstream import Upstream
+from harnesspro.inputs import ImproverInputs
+from harnesspro.ledger import plan_of
 from harnesspro.library import harmful
 from harnesspro.metrics import row_tokens, scored
 from harnesspro.planner.catalog import check_prediction
@@ -161,24 +162,6 @@ def edit_plan(
     child = edit.candidate.id if edit.candidate else None
     ctx.ledger.record_edit(epoch, journal.edit_step(index), plan, made, child, edit.note)
     return edit.candidate, edit.note
-
-
-def plan_of(row: Mapping[Any, Any]) -> Plan:
-    """The plan of one ledger row."""
-    return Plan(
-        str(row["parent_id"]),
-        row["directive"],
-        str(row["mechanism"]),
-        str(row["rationale"]),
-        float(row["predicted_pass"]),
-        float(row["predicted_cost"]),
-        kind=row.get("kind") or "catalog",
-        levers=tuple(json.loads(row.get("levers") or "[]")),
-        change=str(row.get("change") or ""),
-        files=tuple(json.loads(row.get("files") or "[]")),
-        expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
-        scope="domain" if row.get("scope") == "domain" else "invariant",
-    )
 
 
 def pairs_of(ctx: RunContext, parent: str, child: str) -> Pairs:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -409,3 +409,21 @@ def passing_tasks(path: Path) -> set[str]:
         return {str(row[0]) for row in rows}
     finally:
         db.close()
+
+
+def plan_of(row: Mapping[Any, Any]) -> Plan:
+    """The plan of one ledger row."""
+    return Plan(
+        str(row["parent_id"]),
+        row["directive"],
+        str(row["mechanism"]),
+        str(row["rationale"]),
+        float(row["predicted_pass"]),
+        float(row["predicted_cost"]),
+        kind=row.get("kind") or "catalog",
+        levers=tuple(json.loads(row.get("levers") or "[]")),
+        change=str(row.get("change") or ""),
+        files=tuple(json.loads(row.get("files") or "[]")),
+        expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
+        scope="domain" if row.get("scope") == "domain" else "invariant",
+    )

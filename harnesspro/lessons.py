@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.context import RunContext
+from harnesspro.ledger import plan_of
 from harnesspro.library import Library, LibraryLesson, default_path
 from harnesspro.mechanisms.catalog import members
 
@@ -37,8 +38,6 @@ def _float(value: Any) -> float | None:
 
 def to_lesson(ctx: RunContext, row: Mapping[Any, Any]) -> LibraryLesson:
     """One measured ledger plan as a library lesson."""
-    from harnesspro.improve import plan_of  # improve imports this module
-
     plan = plan_of(row)
     summary = "; ".join(m.summary for m in members(plan.mechanism))
     return LibraryLesson(

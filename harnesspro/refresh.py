@@ -110,7 +110,7 @@ def refresh_coreset(
         )
         return ctx
     evaluate(fresh, who, epoch, "coreset", done.added)
-    freeze_tests(fresh)
+    freeze_tests(fresh, new.coreset)
     score_pending(fresh)
     history = json.loads(ctx.ledger.meta("refreshes") or "[]")
     history.append({"epoch": epoch, "dropped": list(done.dropped), "added": list(done.added)})

@@ -11,11 +11,11 @@ from typing import Protocol
 from harnesspro.analyzer import Analyzer, Fallbacks
 from harnesspro.analyzer import llm as llm_analyzer
 from harnesspro.analyzer.rules import analyze
-from harnesspro.disclosure import ImproverInputs
 from harnesspro.editor import Editor
 from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
 from harnesspro.editor.llm import LLMEditor
 from harnesspro.harness.repo import HarnessRepo
+from harnesspro.inputs import ImproverInputs
 from harnesspro.library import harmful
 from harnesspro.planner import Planner
 from harnesspro.planner import llm as llm_planner

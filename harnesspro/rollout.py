@@ -23,6 +23,7 @@ from harnesspro.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.policies.scripted import ScriptedPolicy, TaskScript
 from harnesspro.records import RolloutResult, RolloutSpec, RolloutStatus, Usage, total_usage
+from harnesspro.registry import upstream_class
 from harnesspro.sandbox import (
     Limits,
     Local,
@@ -179,12 +180,10 @@ def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Up
         script = script or inputs.script
         scripts = [script] if script else []
         return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
-    # The openai SDK (~0.6 s to import) is loaded only by the rollouts that call a provider.
-    from harnesspro.gateway.openai_upstream import OpenAIUpstream
-
     key = os.environ.get(inputs.model.api_key_env or "", "")
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
-    return OpenAIUpstream(inputs.model.base_url, key, timeout_s=attempt_s)
+    upstream: Upstream = upstream_class("openai")(inputs.model.base_url, key, timeout_s=attempt_s)
+    return upstream
 
 
 def _harness_mounts(

@@ -10,7 +10,7 @@ from harnesspro.context import SEED_ID, RunContext
 from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.records import Score
 from harnesspro.strategies import SINGLE_OBJECTIVE
-from harnesspro.validation import pooled_scores
+from harnesspro.validation_scores import pooled_scores
 
 HV_REF_KEY = "hypervolume_ref_cost"
 """Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.context import seed_template
-from harnesspro.disclosure import Lesson
 from harnesspro.editor.apply import apply_plan
+from harnesspro.inputs import Lesson
 from harnesspro.mechanisms.catalog import CATALOG, members
 from harnesspro.planner.catalog import plan_for
 from harnesspro.planner.evidence import beliefs_from

@@ -10,9 +10,9 @@ import yaml
 
 from harnesspro.analyzer.rules import Trace, analyze, prevalence
 from harnesspro.context import seed_template
-from harnesspro.disclosure import Lesson
 from harnesspro.editor.apply import apply_plan
 from harnesspro.harness.validate import validate_harness
+from harnesspro.inputs import Lesson
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import excluded, plan_for, predict
 from harnesspro.planner.evidence import beliefs_from

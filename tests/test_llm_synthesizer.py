@@ -14,8 +14,9 @@ import pytest
 
 from harnesspro.cli import main
 from harnesspro.config import ImproverConfig
-from harnesspro.disclosure import SynthesizerInputs, seed_view
+from harnesspro.disclosure import seed_view
 from harnesspro.gateway.upstream import ReplayUpstream
+from harnesspro.inputs import SynthesizerInputs
 from harnesspro.ledger import Ledger
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.search.account import SearchAccount

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnesspro.improve import plan_of
+from harnesspro.ledger import plan_of
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.llm import PlannerReply, to_plan
 from harnesspro.records import Plan

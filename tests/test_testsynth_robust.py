@@ -215,7 +215,7 @@ def test_an_unscorable_task_is_reported_and_left_out_of_scoring(tmp_path: Path) 
             spec = RolloutSpec(key, "c000", task_id, attempt, 0)
             ctx.ledger.record_rollout(spec, result, artifacts, "coreset")
     ctx = replace(ctx, splits=replace(ctx.splits, coreset=(vague, plain)))
-    freeze_tests(ctx)
+    freeze_tests(ctx, ctx.splits.coreset)
     score_pending(ctx)
     passes = ctx.ledger.rollouts().set_index("key")["pass"]
     assert passes[[f"{vague}-0", f"{vague}-1"]].isna().all()
@@ -280,7 +280,8 @@ def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
         spec = RolloutSpec(key, candidate, task_id, int(attempt), 0)
         ctx.ledger.record_rollout(spec, result, ctx.run.save_rollout(result), "coreset")
         if key == "c000-1":
-            freeze_tests(ctx)  # written from the seed's two rollouts, as a run does
+            # written from the seed's two rollouts, as a run does
+            freeze_tests(ctx, ctx.splits.coreset)
     score_pending(ctx)
     passes = ctx.ledger.rollouts().set_index("key")["pass"].astype(bool).to_dict()
     assert passes == {

@@ -17,7 +17,7 @@ from harnesspro.config import ConfigError, load_config
 from harnesspro.engine import Evaluated
 from harnesspro.records import Score
 from harnesspro.selection import Selected
-from harnesspro.validation import pool
+from harnesspro.validation_scores import pool
 
 
 def score(cid: str, pass_rate: float, cost: float, n: int = 8) -> Score:

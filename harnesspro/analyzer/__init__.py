@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from harnesspro.disclosure import ImproverInputs
+    from harnesspro.inputs import ImproverInputs
     from harnesspro.records import Diagnosis
 
 Fallbacks = dict[str, str]

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnesspro.analyzer.rules import Trace, analyze, clusters, events_of, task_stats
-from harnesspro.disclosure import ImproverInputs
+from harnesspro.inputs import ImproverInputs
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.records import Diagnosis
 from harnesspro.search.account import SearchAccount

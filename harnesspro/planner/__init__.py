@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from harnesspro.analyzer import Fallbacks
-    from harnesspro.disclosure import ImproverInputs
+    from harnesspro.inputs import ImproverInputs
     from harnesspro.records import Diagnosis, Plan
 
 

@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from harnesspro.cost_axis import axis_of, value_on
 from harnesspro.mechanisms.catalog import BUNDLE_SEP, CATALOG, Mechanism, bundle_name
-from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, blend
+from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, Prediction, blend
+from harnesspro.planner.exploration import Exploration
 from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
 from harnesspro.reports.money import dollars
 
-if TYPE_CHECKING:  # exploration imports Prediction from here
-    from harnesspro.planner.exploration import Exploration
-
 RELEVANCE_FLOOR = 0.25  # a mechanism still does something where its problem was not seen
 MAX_PASS_LOSS = 0.02  # cost-first accepts at most this predicted loss of pass rate
-
-
-@dataclass(frozen=True)
-class Prediction:
-    mechanism: Mechanism
-    d_pass: float
-    d_cost: float  # relative change of cost per task
 
 
 def lineage(candidate_id: str, candidates: Mapping[str, Candidate]) -> list[str]:

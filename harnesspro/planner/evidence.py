@@ -19,8 +19,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from harnesspro.disclosure import Lesson
-from harnesspro.mechanisms.catalog import members
+from harnesspro.inputs import Lesson
+from harnesspro.mechanisms.catalog import Mechanism, members
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A mechanism's predicted effect on a parent: pass rate (absolute) and cost per task
+    (relative change)."""
+
+    mechanism: Mechanism
+    d_pass: float
+    d_cost: float
+
 
 LEARNING = ("helped", "hurt", "no effect")
 

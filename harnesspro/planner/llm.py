@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harnesspro.disclosure import ImproverInputs
+from harnesspro.inputs import ImproverInputs
 from harnesspro.library import harmful
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.planner.catalog import excluded, lineage, plan_for, predict

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from harnesspro.analyzer.rules import prevalence
 from harnesspro.config import ConfigError, RunConfig
-from harnesspro.disclosure import ImproverInputs
 from harnesspro.harness.repo import HarnessRepo
+from harnesspro.inputs import ImproverInputs
 from harnesspro.ledger import Ledger
 from harnesspro.records import Candidate, Diagnosis, Plan, Score
 from harnesspro.retro.sessions import Session

@@ -31,6 +31,7 @@ from harnesspro.gateway.server import Gateway
 from harnesspro.gateway.upstream import ReplayUpstream, Upstream
 from harnesspro.ledger import Ledger
 from harnesspro.metrics import known_sum
+from harnesspro.registry import upstream_class
 
 ROLES = ("analyzer", "planner", "editor", "synthesizer")
 UNKNOWN = "unknown"
@@ -65,14 +66,14 @@ def make_improver_upstream(improver: ImproverConfig) -> Upstream:
                 "give the JSONL of recorded replies."
             )
         return ReplayUpstream.from_log(improver.replay_log)
-    if improver.upstream == "openai":
-        from harnesspro.gateway.openai_upstream import OpenAIUpstream  # the SDK only when used
-
+    name = "openai" if improver.upstream == "openai" else "scripted-improver"
+    cls = upstream_class(name)
+    if name == "openai":
         key = os.environ.get(improver.api_key_env or "", "")
-        return OpenAIUpstream(improver.base_url, key)
-    from harnesspro.search.scripted import ScriptedImprover
-
-    return ScriptedImprover()
+        upstream: Upstream = cls(improver.base_url, key)
+    else:
+        upstream = cls()
+    return upstream
 
 
 class SearchAccount:

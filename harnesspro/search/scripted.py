@@ -29,7 +29,8 @@ from typing import Any
 from harnesspro.gateway.streaming import to_chunks
 from harnesspro.gateway.upstream import PrefixCache, envelope
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism
-from harnesspro.planner.catalog import RELEVANCE_FLOOR, Prediction, preference
+from harnesspro.planner.catalog import RELEVANCE_FLOOR, preference
+from harnesspro.planner.evidence import Prediction
 from harnesspro.records import DIRECTIVES, Directive
 from harnesspro.search.ideas import IDEAS, wording
 from harnesspro.search.scripted_synth import synthesize_test

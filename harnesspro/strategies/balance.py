@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.context import RunContext
-from harnesspro.disclosure import ImproverInputs
+from harnesspro.inputs import ImproverInputs
 from harnesspro.planner.catalog import plan_all
 from harnesspro.planner.evidence import beliefs_from
 from harnesspro.records import Candidate, Plan

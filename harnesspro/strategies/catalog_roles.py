@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping
 
 from harnesspro.analyzer import Fallbacks
 from harnesspro.context import RunContext
-from harnesspro.disclosure import ImproverInputs, improver_inputs
+from harnesspro.disclosure import improver_inputs
 from harnesspro.improve import run_roles
+from harnesspro.inputs import ImproverInputs
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import excluded
 from harnesspro.records import Candidate, Diagnosis, Plan

@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.context import RunContext
-from harnesspro.disclosure import ImproverInputs
+from harnesspro.inputs import ImproverInputs
 from harnesspro.mechanisms.catalog import CATALOG, Mechanism, bundle_name
 from harnesspro.records import DIRECTIVES, Candidate, Plan
 from harnesspro.strategies.catalog_roles import PlanFn, propose_with, untried

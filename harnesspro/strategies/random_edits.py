@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.context import RunContext
-from harnesspro.disclosure import ImproverInputs
+from harnesspro.inputs import ImproverInputs
 from harnesspro.records import DIRECTIVES, Candidate, Plan
 from harnesspro.strategies.catalog_roles import propose_with, untried
 

@@ -8,7 +8,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.context import RunContext
-from harnesspro.disclosure import ImproverInputs
+from harnesspro.inputs import ImproverInputs
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import predict
 from harnesspro.planner.evidence import beliefs_from

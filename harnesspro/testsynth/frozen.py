@@ -14,10 +14,11 @@ its rollouts keep no verdict, which leaves them out of every score.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from harnesspro.context import SEED_ID, RunContext
+from harnesspro.disclosure import synthesizer_inputs
 from harnesspro.sandbox import Limits, Sandbox, make_sandbox
 from harnesspro.search.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.snapshot import Snapshot
@@ -73,9 +74,6 @@ def write_test(ctx: RunContext, task_id: str, account: SearchAccount | None) -> 
     seed = seed_rollouts(ctx, task_id)
     sandbox = checks_sandbox(ctx)
     if account is not None and seed:
-        # disclosure imports validation, which imports this module: import where used.
-        from harnesspro.disclosure import synthesizer_inputs
-
         inputs = synthesizer_inputs(ctx, task_id)
         written = synthesize_llm(inputs, [r.workspace for r in seed], account, sandbox)
         if isinstance(written, ExecTest):
@@ -86,10 +84,11 @@ def write_test(ctx: RunContext, task_id: str, account: SearchAccount | None) -> 
     return synthesize(task_id, task.instruction, task.workdir, seed, sandbox)
 
 
-def freeze_tests(ctx: RunContext) -> None:
-    """Synthesize one test per coreset task from the seed's rollouts, once per run."""
+def freeze_tests(ctx: RunContext, task_ids: Iterable[str]) -> None:
+    """Synthesize one test per task of `task_ids` from the seed's rollouts on it, once per
+    run (a task already frozen keeps its test)."""
     frozen = ctx.ledger.frozen_tests()
-    todo = [t for t in ctx.splits.coreset if t not in frozen]
+    todo = [t for t in task_ids if t not in frozen]
     with synthesizer_account(ctx) as account:
         for task_id in todo:
             test = write_test(ctx, task_id, account)

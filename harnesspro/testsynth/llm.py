@@ -135,7 +135,7 @@ def synthesize_llm(
 ) -> ExecTest | str:
     """The frozen test of one task written by the model, or the reason there is none.
 
-    `inputs` is a `disclosure.SynthesizerInputs`; `seeds` are the same rollouts' snapshots.
+    `inputs` is a `inputs.SynthesizerInputs`; `seeds` are the same rollouts' snapshots.
     """
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": load_prompt(PROMPT)},
