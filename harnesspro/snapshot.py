@@ -93,6 +93,10 @@ class SnapshotLimit(Exception):
     (the one-line reason is the harness's failure)."""
 
 
+def _too_slow(timeout_s: float) -> str:
+    return f"snapshotting the working directory took more than {timeout_s:g} s"
+
+
 def _link_text(path: Path) -> str:
     try:
         return os.readlink(path)
@@ -106,17 +110,19 @@ def take(
     workdir: str = "",
     total_cap: int = TOTAL_CAP,
     timeout_s: float = SNAPSHOT_TIMEOUT_S,
+    max_entries: int = MAX_ENTRIES,
 ) -> Snapshot:
     """Snapshot `root`; git state is read with `sandbox` (mounting root at `workdir`). File
     contents stop at `total_cap` bytes in all: later files (in walk order) are left out, as
     are links' targets, FIFOs and devices (never opened). Raises SnapshotLimit past
-    MAX_ENTRIES entries or `timeout_s` seconds (git included)."""
+    `max_entries` entries or `timeout_s` seconds (git included)."""
     deadline = time.monotonic() + timeout_s
     files, links, modes, dirs, total = {}, {}, {}, [], 0
     for count, (rel, st) in enumerate(walk(root)):
-        if count >= MAX_ENTRIES or time.monotonic() > deadline:
-            too = f"{MAX_ENTRIES:,} entries" if count >= MAX_ENTRIES else f"{timeout_s:g} s"
-            raise SnapshotLimit(f"the working directory took more than {too} to snapshot")
+        if count >= max_entries:
+            raise SnapshotLimit(f"the working directory has more than {max_entries:,} entries")
+        if time.monotonic() > deadline:
+            raise SnapshotLimit(_too_slow(timeout_s))
         if stat.S_ISLNK(st.st_mode):
             links[rel] = _link_text(root / rel)
             continue
@@ -134,9 +140,7 @@ def take(
         for repo in repos:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise SnapshotLimit(
-                    f"the working directory took more than {timeout_s:g} s to snapshot"
-                )
+                raise SnapshotLimit(_too_slow(timeout_s))
             git["" if repo == "." else repo] = git_state(root, repo, sandbox, workdir, left)
     return Snapshot(files, links, modes, tuple(dirs), git)
 
