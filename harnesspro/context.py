@@ -14,7 +14,7 @@ from harnesspro.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfi
 from harnesspro.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.ledger import Ledger
-from harnesspro.metrics import candidate_scores, covering
+from harnesspro.metrics import Shortfall, candidate_scores, covering, on_split, shortfalls
 from harnesspro.policies.profile import (
     DEFAULT_PROFILE,
     BehaviourProfile,
@@ -169,29 +169,24 @@ class RunContext:
 
     def scores(self) -> dict[str, Score]:
         """Train-split (coreset) scores of every complete candidate, by the frozen tests:
-        a candidate a budget cap cut short is never compared (see `incomplete`)."""
+        a candidate a budget cap cut short, or with an infrastructure error in place of a
+        rollout, is never compared (see `incomplete`)."""
         scores = candidate_scores(self.scoring_rollouts(), self.splits.coreset)
         left_out = set(self.incomplete())
         return {cid: s for cid, s in scores.items() if cid not in left_out}
 
+    def shortfalls(self) -> dict[str, Shortfall]:
+        """Candidates (the seed included) missing a scored coreset task x attempt: cut short
+        by a budget cap, or left with an infrastructure error where a rollout should be."""
+        coreset = on_split(self.ledger.rollouts(), "coreset")
+        attempts = range(self.config.evolution.rollouts_per_task)
+        ids = [c.id for c in self.ledger.candidates()]
+        return shortfalls(coreset, ids, self.splits.coreset, attempts)
+
     def incomplete(self) -> list[str]:
-        """Candidates (not the seed, the reference) missing a coreset task x attempt."""
-        rollouts = self.ledger.rollouts()
-        coreset = rollouts[rollouts["split"].fillna("coreset") == "coreset"]
-        need = {
-            (t, a)
-            for t in self.splits.coreset
-            for a in range(self.config.evolution.rollouts_per_task)
-        }
-        have: dict[str, set[tuple[str, int]]] = {}
-        for cid, task, attempt in zip(
-            coreset["candidate_id"], coreset["task_id"], coreset["attempt"], strict=True
-        ):
-            have.setdefault(str(cid), set()).add((str(task), int(attempt)))
-        return sorted(
-            c.id for c in self.ledger.candidates()
-            if c.id != SEED_ID and not need <= have.get(c.id, set())
-        )  # fmt: skip
+        """Candidates (not the seed, the reference) missing a scored coreset task x attempt:
+        never compared. The seed is always compared; `shortfalls` says what it misses."""
+        return sorted(cid for cid in self.shortfalls() if cid != SEED_ID)
 
     def seed(self) -> Candidate:
         """The seed candidate, committed to the run's harness repository once."""

@@ -28,7 +28,7 @@ from rich.console import Console
 from harnesspro.config import load_config
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.engine import evaluate
-from harnesspro.metrics import known_mean, on_split, row_tokens
+from harnesspro.metrics import Shortfall, known_mean, on_split, row_tokens, shortfalls
 from harnesspro.profiles import RunNotFound
 from harnesspro.records import Candidate
 from harnesspro.uncertainty import FloatArray, bootstrap
@@ -53,8 +53,12 @@ class HarnessResult:
     cost_ci: tuple[float, float]
     tokens_per_task: float
     latency_s: float
-    gain: float | None  # None when the seed already passes everything
-    versus_seed: str  # seed, better, tie or worse (ties: inside the resolution band)
+    gain: float | None  # None when the seed already passes everything, or is incomplete
+    versus_seed: str
+    """seed, better, tie or worse (ties: inside the resolution band); incomplete (this
+    harness misses a test task x attempt) or unknown (the seed does)."""
+    missing: int = 0
+    """Test task x attempts without an official verdict: when any, its figures are NaN."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,10 @@ class Band:
     deals: int
 
 
+UNKNOWN_BAND = Band(float("nan"), float("nan"), float("nan"), 0)
+"""The band of an incomplete seed: not measured on part of its attempts."""
+
+
 @dataclass(frozen=True)
 class FinalReport:
     attempts: int
@@ -79,6 +87,9 @@ class FinalReport:
     band_gain: float | None
     """The whole-split band in units of g: band / (1 - E(H0))."""
     harnesses: tuple[HarnessResult, ...]
+    incomplete: tuple[Shortfall, ...] = ()
+    """Harnesses missing an official verdict on a test task x attempt (the seed on any of
+    its 2K): left out of the figures, never scored on part of the split."""
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -150,6 +161,18 @@ def versus(e_plus: float, e_seed: float, band: float) -> str:
     return "better" if diff > 0 else "worse"
 
 
+def held_out_shortfalls(
+    rollouts: pd.DataFrame, ids: Sequence[str], tasks: Sequence[str], attempts: int, seed_id: str
+) -> dict[str, Shortfall]:
+    """Harnesses missing an official verdict on a test task x attempt 0..K-1 (the seed:
+    0..2K-1, the band needs them all); infrastructure errors count as missing."""
+    frame = on_split(rollouts, "test")
+    frame = frame[(frame["status"] == "infra_error") | frame["official_pass"].notna()]
+    found = shortfalls(frame, [i for i in ids if i != seed_id], tasks, range(attempts))
+    found.update(shortfalls(frame, [seed_id], tasks, range(2 * attempts)))
+    return found
+
+
 def held_out_frame(rollouts: pd.DataFrame, tasks: Sequence[str]) -> pd.DataFrame:
     """Test-split rollouts on `tasks` with an official verdict (infra faults never count)."""
     frame = on_split(rollouts, "test")
@@ -158,9 +181,9 @@ def held_out_frame(rollouts: pd.DataFrame, tasks: Sequence[str]) -> pd.DataFrame
 
 
 def summarise(frame: pd.DataFrame, k: int) -> dict[str, float | int]:
-    """Pass rate (mean of per-task rates), pass@k (per task, averaged; pass@n on a task left
-    with n < k attempts by infra faults), cost, tokens and latency per task (means over
-    rollouts) of one harness's rollouts."""
+    """Pass rate (mean of per-task rates), pass@k (per task, averaged; pass@n on a task with
+    n < k attempts), cost, tokens and latency per task (means over rollouts) of one harness's
+    rollouts; `final_report` reports them only for a harness with every task x attempt."""
     per_task = frame.groupby("task_id")["official_pass"].agg(["size", "sum"])
     at_k = [pass_at_k(int(n), int(c), min(k, int(n))) for n, c in per_task.to_numpy()]
     return {
@@ -189,35 +212,41 @@ def final_report(
     with the seed's label first."""
     frame = held_out_frame(rollouts, tasks)
     main = frame[frame["attempt"] < attempts]
-    e_seed = float(per_task_pass(main[main["candidate_id"] == seed_id]).mean())
-    seed_matrix = attempt_matrix(frame[frame["candidate_id"] == seed_id], 2 * attempts)
-    band = resolution_band(seed_matrix, attempts, seed)
     ids = list(dict.fromkeys(cid for _, cid in harnesses))
+    short = held_out_shortfalls(rollouts, [seed_id, *ids], tasks, attempts, seed_id)
+    seed_known = seed_id not in short
+    e_seed = float(per_task_pass(main[main["candidate_id"] == seed_id]).mean())
+    e_seed = e_seed if seed_known else float("nan")
+    seed_matrix = attempt_matrix(frame[frame["candidate_id"] == seed_id], 2 * attempts)
+    band = resolution_band(seed_matrix, attempts, seed) if seed_known else UNKNOWN_BAND
+    complete = [cid for cid in ids if cid not in short]
     spread = bootstrap(
-        main[main["candidate_id"].isin(ids)], "official_pass", resamples, level, seed
+        main[main["candidate_id"].isin(complete)], "official_pass", resamples, level, seed
     )
     results = []
     for label, cid in harnesses:
         s = summarise(main[main["candidate_id"] == cid], attempts)
+        if cid in short:
+            results.append(incomplete_result(label, cid, s, short[cid].missing))
+            continue
         u = spread.get(cid)
         nan2 = (float("nan"), float("nan"))
+        pass_rate = float(s["pass_rate"])
         results.append(
             HarnessResult(
                 harness=label,
                 candidate_id=cid,
                 tasks=int(s["tasks"]),
                 rollouts=int(s["rollouts"]),
-                pass_rate=float(s["pass_rate"]),
+                pass_rate=pass_rate,
                 pass_rate_ci=u.pass_rate_ci if u else nan2,
                 pass_at_k=float(s["pass_at_k"]),
                 cost_per_task=float(s["cost_per_task"]),
                 cost_ci=u.cost_ci if u else nan2,
                 tokens_per_task=float(s["tokens_per_task"]),
                 latency_s=float(s["latency_s"]),
-                gain=normalised_gain(float(s["pass_rate"]), e_seed),
-                versus_seed="seed"
-                if cid == seed_id
-                else versus(float(s["pass_rate"]), e_seed, band.whole_split),
+                gain=normalised_gain(pass_rate, e_seed) if seed_known else None,
+                versus_seed=versus_label(cid == seed_id, seed_known, pass_rate, e_seed, band),
             )
         )
     return FinalReport(
@@ -225,9 +254,30 @@ def final_report(
         confidence=level,
         tasks=tuple(sorted(tasks)),
         band=band,
-        band_gain=None if e_seed >= 1.0 else band.whole_split / (1.0 - e_seed),
+        band_gain=None if not seed_known or e_seed >= 1.0 else band.whole_split / (1.0 - e_seed),
         harnesses=tuple(results),
+        incomplete=tuple(short[cid] for cid in dict.fromkeys([seed_id, *ids]) if cid in short),
     )
+
+
+def versus_label(is_seed: bool, seed_known: bool, e_plus: float, e_seed: float, band: Band) -> str:
+    """The harness's verdict against the seed: `unknown` when the seed is incomplete."""
+    if is_seed:
+        return "seed"
+    return versus(e_plus, e_seed, band.whole_split) if seed_known else "unknown"
+
+
+def incomplete_result(
+    label: str, cid: str, s: dict[str, float | int], missing: int
+) -> HarnessResult:
+    """A harness missing verdicts: counted, never scored on the part it has."""
+    nan, nan2 = float("nan"), (float("nan"), float("nan"))
+    return HarnessResult(
+        harness=label, candidate_id=cid, tasks=int(s["tasks"]), rollouts=int(s["rollouts"]),
+        pass_rate=nan, pass_rate_ci=nan2, pass_at_k=nan, cost_per_task=nan, cost_ci=nan2,
+        tokens_per_task=nan, latency_s=nan, gain=None, versus_seed="incomplete",
+        missing=missing,
+    )  # fmt: skip
 
 
 def failed_verdicts(

@@ -9,7 +9,7 @@ import sys
 
 from harnesspro.composer import compose, next_parents, write_compositions
 from harnesspro.config import ConfigError
-from harnesspro.context import RunContext
+from harnesspro.context import SEED_ID, RunContext
 from harnesspro.engine import Evaluated, Split, evaluate
 from harnesspro.evaluate import failed_verdicts, run_final
 from harnesspro.improve import record_effects
@@ -22,7 +22,7 @@ from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
-from harnesspro.reports.final import band_line, final_table, write_final
+from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
 from harnesspro.reports.money import dollars, share
 from harnesspro.search.account import describe_search_costs, write_search_costs
 from harnesspro.selection import Selected, recorded, select
@@ -69,14 +69,28 @@ def intervals(ctx: RunContext) -> dict[str, Uncertainty]:
     return bootstrap(frame, "pass", ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
 
 
+def shortfall_lines(ctx: RunContext) -> list[str]:
+    """The candidates left out as incomplete, and what the seed misses, with the counts."""
+    short = ctx.shortfalls()
+    lines = []
+    left_out = [short[cid].describe() for cid in ctx.incomplete()]
+    if left_out:
+        lines.append(
+            "  incomplete (missing coreset task x attempts: a budget cap cut them short or "
+            f"infrastructure errors took them; not compared): {', '.join(left_out)}"
+        )
+    if SEED_ID in short:
+        lines.append(
+            f"  the seed misses coreset rollouts: {short[SEED_ID].describe()}; it stays the "
+            "reference, scored on the rest"
+        )
+    return lines
+
+
 def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     """Select, validate the picks, record, report and print the epoch's operating points."""
-    left_out = ctx.incomplete()
-    if left_out:
-        ctx.console.print(
-            f"  incomplete (a budget cap cut them short; not compared): {', '.join(left_out)}",
-            markup=False,
-        )
+    for line in shortfall_lines(ctx):
+        ctx.console.print(line, markup=False)
     ctx.run.mark_phase("selection")
     selected = select(ctx, epoch)
     ctx.run.mark_phase("rollouts")
@@ -255,6 +269,8 @@ def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool =
             write_final(report, ctx.run.reports())
             ctx.console.print(final_table(report))
             ctx.console.print(band_line(report))
+            if report.incomplete:
+                ctx.console.print(incomplete_line(report), markup=False)
             labels = [(h.harness, h.candidate_id) for h in report.harnesses]
             failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
             if failures:

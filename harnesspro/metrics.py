@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -34,6 +35,51 @@ def scored(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> pd.DataFrame:
     """Rollouts on the given tasks that count: infrastructure faults never do."""
     frame = rollouts[rollouts["task_id"].isin(list(task_ids))]
     return frame[frame["status"] != "infra_error"]
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """A candidate missing scored rollouts: it is incomplete, never compared on a part."""
+
+    candidate_id: str
+    missing: int
+    """Task x attempts without a scored rollout (never run, or only infrastructure errors)."""
+    infra: int
+    """Of those, how many ended in an infrastructure error."""
+    wanted: int
+    """Task x attempts it needed."""
+
+    def describe(self) -> str:
+        """`c003 (2 of 6 missing, 1 an infrastructure error)`."""
+        infra = f", {self.infra} an infrastructure error" if self.infra == 1 else ""
+        infra = infra or (f", {self.infra} infrastructure errors" if self.infra else "")
+        return f"{self.candidate_id} ({self.missing} of {self.wanted} missing{infra})"
+
+
+def shortfalls(
+    rollouts: pd.DataFrame,
+    candidate_ids: Iterable[str],
+    task_ids: Iterable[str],
+    attempts: Iterable[int],
+) -> dict[str, Shortfall]:
+    """Each of `candidate_ids` lacking a scored rollout on some task x attempt; infrastructure
+    errors are no rollout (a harness cannot turn its failures into absences that way)."""
+    need = {(str(t), int(a)) for t in task_ids for a in attempts}
+    frame = rollouts[rollouts["task_id"].isin([t for t, _ in need])]
+    have: dict[str, set[tuple[str, int]]] = {}
+    faults: dict[str, set[tuple[str, int]]] = {}
+    for cid, task, attempt, status in zip(
+        frame["candidate_id"], frame["task_id"], frame["attempt"], frame["status"], strict=True
+    ):
+        into = faults if status == "infra_error" else have
+        into.setdefault(str(cid), set()).add((str(task), int(attempt)))
+    found = {}
+    for cid in candidate_ids:
+        missing = need - have.get(cid, set())
+        if missing:
+            infra = len(missing & faults.get(cid, set()))
+            found[cid] = Shortfall(cid, len(missing), infra, len(need))
+    return found
 
 
 def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[str, Score]:

@@ -33,19 +33,20 @@ from harnesspro.sandbox import (
     make_sandbox,
     map_paths,
 )
-from harnesspro.snapshot import Snapshot
+from harnesspro.snapshot import Snapshot, SnapshotLimit
 from harnesspro.snapshot import take as take_snapshot
 from harnesspro.snapshot import write as write_snapshot
 from harnesspro.tasks.layout import Layout
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.runtime import TaskBundle, grade, materialise, open_task
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
-from harnesspro.untrusted import read_text
+from harnesspro.untrusted import read_regular, remove_tree, tree_size
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 TRAJECTORY_CAP = 2_000_000
 OUT_DIR_CAP = 50_000_000
+RESULT_CAP = 10_000_000
 
 
 class InfraError(Exception):
@@ -234,35 +235,32 @@ def _run_harness(
     return result
 
 
-def _dir_size(root: Path) -> int:
-    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
-
-
 def classify(
     run: SandboxResult, out_dir: Path, gateway: Gateway, calls_pending: int = 0
 ) -> tuple[RolloutStatus, str]:
-    """Status and a one-line reason; infrastructure faults win over harness faults.
+    """Status and a one-line reason. Only an upstream that kept failing is infrastructure:
+    everything else that happens inside the harness's own run (a call it held open at its own
+    time limit included) is the harness's.
 
     `calls_pending`: model calls still unanswered when the harness run ended.
     """
     if any(call.status == 502 for call in gateway.calls):
         return "infra_error", "the model upstream kept failing after retries (see gateway.jsonl)"
-    if run.timed_out and calls_pending:
-        # The harness was waiting on the model, not working: the time ran out on our side.
-        return "infra_error", f"{run.reason} while a model call was still unanswered"
     if run.timed_out:
-        return "timeout", run.reason
+        # Waiting on a slow call is the harness's choice: its rollout's time is its own.
+        pending = " while a model call was still unanswered" if calls_pending else ""
+        return "timeout", f"{run.reason}{pending}"
     if run.reason:
         return "harness_error", run.reason
     if run.exit_code != 0:
         last = (run.stderr.strip().splitlines() or [""])[-1][:200]
         return "harness_error", f"exited with status {run.exit_code}: {last}".rstrip(": ")
-    if _dir_size(out_dir) > OUT_DIR_CAP:
+    if tree_size(out_dir) > OUT_DIR_CAP:
         return "harness_error", f"wrote more than {OUT_DIR_CAP:,} bytes to HARNESSPRO_OUT"
     try:
-        json.loads(read_text(out_dir / "result.json", OUT_DIR_CAP))
-    except (OSError, ValueError):
-        return "harness_error", "finished without writing a valid result.json"
+        json.loads(read_regular(out_dir / "result.json", RESULT_CAP) or b"")
+    except ValueError:
+        return "harness_error", "finished without writing a valid result.json (a regular file)"
     if any(call.status == BUDGET_STATUS for call in gateway.calls):
         return "budget_exhausted", "the gateway refused a call: the rollout's budget was spent"
     return "ok", ""
@@ -293,66 +291,80 @@ def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
     )
 
 
-def _trajectory(path: Path) -> str:
-    """The harness's trajectory file, if it is one (a link is not followed to the host)."""
-    try:
-        return read_text(path, TRAJECTORY_CAP)
-    except OSError:
-        return ""
+def _blame(status: RolloutStatus, reason: str, why: str) -> tuple[RolloutStatus, str]:
+    """The harness's failure `why`, unless the rollout already ended in a failure (kept)."""
+    if status in ("ok", "budget_exhausted"):
+        return "harness_error", why[:300]
+    return status, reason
 
 
 def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
     """Run one rollout end to end; never raises for harness or task problems.
 
-    `upstream` overrides the one the model config names (tests pass a ReplayUpstream).
+    `upstream` overrides the one the model config names (tests pass a ReplayUpstream). The
+    rollout's folder on the host is removed whatever happens, under a time limit and at any
+    depth; one the harness left unremovable is its failure (the folder stays, named).
     """
+    tmp = Path(tempfile.mkdtemp(prefix="hp-roll-"))
+    try:
+        result = _rollout_in(tmp, inputs, upstream)
+    finally:
+        left = remove_tree(tmp)
+    if left and result.status != "infra_error":
+        status, reason = _blame(result.status, result.reason, f"its folder stayed: {left}")
+        return replace(result, status=status, reason=reason)
+    return result
+
+
+def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> RolloutResult:
     sandbox = make_sandbox(inputs.sandbox, Limits(memory_mb=inputs.memory_mb))
-    with tempfile.TemporaryDirectory(prefix="hp-roll-") as name:
-        tmp = Path(name)
-        (tmp / "out").mkdir()
+    (tmp / "out").mkdir()
+    try:
+        task = materialise(inputs.task)
+        layout = open_task(task, tmp / "task")
+    except (TaskError, ToolEnvError, OSError, subprocess.SubprocessError) as exc:
+        return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
+    gateway_dir = tmp / "gw"
+    gateway_dir.mkdir()
+    if upstream is None:
+        seen = inputs.script and visible_script(inputs.script, sandbox, layout.mounts())
+        upstream = make_upstream(inputs, seen or None)
+    retry, _ = fitted(inputs.retry, inputs.timeout_s)
+    gateway = Gateway(
+        gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price, inputs.budget, retry
+    )
+    gateway.register(inputs.token, inputs.sampling_seed)
+    with gateway:
         try:
-            task = materialise(inputs.task)
-            layout = open_task(task, tmp / "task")
-        except (TaskError, ToolEnvError, OSError, subprocess.SubprocessError) as exc:
-            return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
-        gateway_dir = tmp / "gw"
-        gateway_dir.mkdir()
-        if upstream is None:
-            seen = inputs.script and visible_script(inputs.script, sandbox, layout.mounts())
-            upstream = make_upstream(inputs, seen or None)
-        retry, _ = fitted(inputs.retry, inputs.timeout_s)
-        gateway = Gateway(
-            gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price, inputs.budget,
-            retry,
-        )  # fmt: skip
-        gateway.register(inputs.token, inputs.sampling_seed)
-        with gateway:
-            try:
-                run = _run_harness(inputs, sandbox, tmp, gateway_dir, layout)
-                status, reason = classify(run, tmp / "out", gateway, gateway.in_flight)
-            except HarnessError as exc:
-                run = SandboxResult(None, False, "", "", 0.0, str(exc))
-                status, reason = "harness_error", str(exc)
-            except InfraError as exc:
-                run = SandboxResult(None, False, "", "", 0.0, str(exc))
-                status, reason = "infra_error", str(exc).splitlines()[0][:300]
-        # The snapshot is taken before the verifier runs: grading cannot change what is scored.
+            run = _run_harness(inputs, sandbox, tmp, gateway_dir, layout)
+            status, reason = classify(run, tmp / "out", gateway, gateway.in_flight)
+        except HarnessError as exc:
+            run = SandboxResult(None, False, "", "", 0.0, str(exc))
+            status, reason = "harness_error", str(exc)
+        except InfraError as exc:
+            run = SandboxResult(None, False, "", "", 0.0, str(exc))
+            status, reason = "infra_error", str(exc).splitlines()[0][:300]
+    # The snapshot is taken before the verifier runs: grading cannot change what is scored.
+    try:
         workspace = snapshot(layout.host(layout.workdir), sandbox, layout.workdir)
-        verdict = grade(task, layout, sandbox) if inputs.grade else None
-        trajectory = _trajectory(tmp / "out" / "trajectory.jsonl")
-        return RolloutResult(
-            key=inputs.spec.key,
-            status=status,
-            usage=total_usage(c.usage for c in gateway.calls),
-            cost=total_cost(gateway),
-            latency_s=run.wall_s,
-            n_calls=len(gateway.calls),
-            official_pass=verdict.passed if verdict else None,
-            trajectory=trajectory,
-            gateway_log="\n".join(gateway.log),
-            workspace=workspace,
-            detail=run.stderr[-2000:],
-            reason=reason,
-            verifier=verdict,
-            chat_log="\n".join(gateway.chat_log.lines),
-        )
+    except SnapshotLimit as exc:
+        workspace = Snapshot()
+        status, reason = _blame(status, reason, str(exc))
+    verdict = grade(task, layout, sandbox) if inputs.grade else None
+    trajectory = read_regular(tmp / "out" / "trajectory.jsonl", TRAJECTORY_CAP) or b""
+    return RolloutResult(
+        key=inputs.spec.key,
+        status=status,
+        usage=total_usage(c.usage for c in gateway.calls),
+        cost=total_cost(gateway),
+        latency_s=run.wall_s,
+        n_calls=len(gateway.calls),
+        official_pass=verdict.passed if verdict else None,
+        trajectory=trajectory.decode(errors="replace"),
+        gateway_log="\n".join(gateway.log),
+        workspace=workspace,
+        detail=run.stderr[-2000:],
+        reason=reason,
+        verifier=verdict,
+        chat_log="\n".join(gateway.chat_log.lines),
+    )

@@ -13,15 +13,19 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnesspro.sandbox import Mount, Sandbox
+from harnesspro.untrusted import read_regular, walk
 
 FILE_CAP = 256_000
 TOTAL_CAP = 10_000_000  # bytes of one rollout's workspace copy in the run folder
 GIT_TIMEOUT_S = 30.0
+SNAPSHOT_TIMEOUT_S = 120.0  # host-side limit of one snapshot, git included
+MAX_ENTRIES = 200_000  # files, folders and links one snapshot records
 META = "snapshot.json"
 MARK = "@@hp "  # starts a section of the script's output
 # Hashes and dates differ between runs of the same work; these commands print neither.
@@ -84,43 +88,71 @@ def as_snapshot(files: Mapping[str, bytes]) -> Snapshot:
     return files if isinstance(files, Snapshot) else Snapshot(dict(files))
 
 
-def _walk(root: Path) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative path, lstat) of everything under root, symlinks never followed."""
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
-        for name in sorted(dirnames) + sorted(filenames):
-            path = Path(folder) / name
-            yield str(path.relative_to(root)), path.lstat()
+class SnapshotLimit(Exception):
+    """The working directory is too big to snapshot: more entries, or more time, than allowed
+    (the one-line reason is the harness's failure)."""
+
+
+def _too_slow(timeout_s: float) -> str:
+    return f"snapshotting the working directory took more than {timeout_s:g} s"
+
+
+def _link_text(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:  # gone, or its target text is unreadable: recorded empty
+        return ""
 
 
 def take(
-    root: Path, sandbox: Sandbox | None = None, workdir: str = "", total_cap: int = TOTAL_CAP
+    root: Path,
+    sandbox: Sandbox | None = None,
+    workdir: str = "",
+    total_cap: int = TOTAL_CAP,
+    timeout_s: float = SNAPSHOT_TIMEOUT_S,
+    max_entries: int = MAX_ENTRIES,
 ) -> Snapshot:
     """Snapshot `root`; git state is read with `sandbox` (mounting root at `workdir`). File
-    contents stop at `total_cap` bytes in all: later files (in walk order) are left out."""
+    contents stop at `total_cap` bytes in all: later files (in walk order) are left out, as
+    are links' targets, FIFOs and devices (never opened). Raises SnapshotLimit past
+    `max_entries` entries or `timeout_s` seconds (git included)."""
+    deadline = time.monotonic() + timeout_s
     files, links, modes, dirs, total = {}, {}, {}, [], 0
-    for rel, st in _walk(root):
+    for count, (rel, st) in enumerate(walk(root)):
+        if count >= max_entries:
+            raise SnapshotLimit(f"the working directory has more than {max_entries:,} entries")
+        if time.monotonic() > deadline:
+            raise SnapshotLimit(_too_slow(timeout_s))
         if stat.S_ISLNK(st.st_mode):
-            links[rel] = os.readlink(root / rel)
+            links[rel] = _link_text(root / rel)
             continue
         modes[rel] = stat.S_IMODE(st.st_mode)
         if stat.S_ISDIR(st.st_mode):
             dirs.append(rel)
         elif stat.S_ISREG(st.st_mode) and st.st_size <= min(FILE_CAP, total_cap - total):
-            files[rel] = (root / rel).read_bytes()
-            total += st.st_size
+            data = read_regular(root / rel, FILE_CAP)
+            if data is not None:
+                files[rel] = data
+                total += len(data)
     repos = sorted(str(Path(d).parent) for d in dirs if Path(d).name == ".git")
     git = {}
     if sandbox is not None and workdir:
         for repo in repos:
-            git["" if repo == "." else repo] = git_state(root, repo, sandbox, workdir)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SnapshotLimit(_too_slow(timeout_s))
+            git["" if repo == "." else repo] = git_state(root, repo, sandbox, workdir, left)
     return Snapshot(files, links, modes, tuple(dirs), git)
 
 
-def git_state(root: Path, repo: str, sandbox: Sandbox, workdir: str) -> GitState:
+def git_state(
+    root: Path, repo: str, sandbox: Sandbox, workdir: str, timeout_s: float = GIT_TIMEOUT_S
+) -> GitState:
     """The state of the repository at root/repo, read by git in the sandbox (read-only)."""
     mounts = [Mount(root, workdir)]
     cwd = sandbox.visible_path(mounts, workdir).rstrip("/") + ("" if repo == "." else "/" + repo)
-    result = sandbox.run(["bash", "-c", GIT_SCRIPT], mounts, {}, cwd, GIT_TIMEOUT_S)
+    limit = min(GIT_TIMEOUT_S, timeout_s)
+    result = sandbox.run(["bash", "-c", GIT_SCRIPT], mounts, {}, cwd, limit)
     state: dict[str, list[str]] = {}
     current = None
     for line in result.stdout.splitlines():
@@ -166,7 +198,7 @@ def load(folder: Path) -> Snapshot:
     work = folder / "workspace"
     files = {
         rel: (work / rel).read_bytes()
-        for rel, st in (_walk(work) if work.is_dir() else ())
+        for rel, st in (walk(work) if work.is_dir() else ())
         if stat.S_ISREG(st.st_mode)
     }
     meta_path = folder / META

@@ -101,3 +101,15 @@ def band_line(report: FinalReport) -> str:
         f"{_pct(b.first_gap)} whole split, median per-task discrepancy {_pct(b.per_task)}); "
         "differences inside the band are ties."
     )
+
+
+def incomplete_line(report: FinalReport) -> str:
+    """The harnesses left out of the figures and what each misses ('' when none)."""
+    if not report.incomplete:
+        return ""
+    label = {h.candidate_id: h.harness for h in report.harnesses}
+    parts = [f"{label[s.candidate_id]} {s.describe()}" for s in report.incomplete]
+    return (
+        "incomplete, left out of the figures (test task x attempts without an official "
+        f"verdict): {'; '.join(parts)}"
+    )
