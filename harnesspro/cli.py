@@ -124,7 +124,7 @@ def cmd_doctor(args: argparse.Namespace, console: Console) -> int:
 def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.context import RunContext
     from harnesspro.engine import check_ray
-    from harnesspro.evolve import run_evolution
+    from harnesspro.evolution import run_evolution
     from harnesspro.runfolder import RunFolder, default_run_dir
 
     config = load_config(args.config, args.set)
@@ -222,7 +222,7 @@ def cmd_dashboard(args: argparse.Namespace, console: Console) -> int:
 
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.evaluate import open_run
-    from harnesspro.evolve import finish_run
+    from harnesspro.evolution import finish_run
 
     if args.attempts is not None and args.attempts < 1:
         raise ConfigError(f"--attempts {args.attempts}: K must be at least 1.")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro import evolve
+from harnesspro import evolution
 from harnesspro.cli import main
 from harnesspro.context import seed_template
 from harnesspro.disclosure import seed_view
@@ -125,7 +125,7 @@ def test_a_run_whose_harness_writes_a_non_utf8_name_completes_and_resumes(
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(evolve, "freeze_tests", killed)
+        patch.setattr(evolution, "freeze_tests", killed)
         with pytest.raises(KeyboardInterrupt):
             main(argv)
     assert [p for p in (run_dir / "rollouts").glob("*/workspace/*") if p.name == NAME]

@@ -14,7 +14,7 @@ from rich.console import Console
 from harnesspro.config import load_config
 from harnesspro.context import RunContext
 from harnesspro.evaluate import final_report
-from harnesspro.evolve import shortfall_lines
+from harnesspro.evolution import shortfall_lines
 from harnesspro.metrics import Shortfall, shortfalls
 from harnesspro.records import Candidate, RolloutResult, RolloutSpec, Usage
 from harnesspro.reports.final import incomplete_line

@@ -71,15 +71,15 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
     kill there leaves it resumable (and the dashboard does not say complete meanwhile)."""
     from rich.console import Console
 
-    from harnesspro import evolve
+    from harnesspro import evolution
     from harnesspro.config import load_config
     from harnesspro.context import RunContext
     from harnesspro.runfolder import RunFolder
 
     evaluation = {"validation_rollouts": 0, "attempts": 1}
-    evolution = {"epochs": 0, "rollouts_per_task": 1}
+    settings = {"epochs": 0, "rollouts_per_task": 1}
     config = load_config(
-        tiny_config(tmp_path, coreset={"size": 2}, evolution=evolution, evaluation=evaluation)
+        tiny_config(tmp_path, coreset={"size": 2}, evolution=settings, evaluation=evaluation)
     )
     run = RunFolder(tmp_path / "run")
 
@@ -87,13 +87,13 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(evolve, "run_final", killed)
+        patch.setattr(evolution, "run_final", killed)
         with pytest.raises(KeyboardInterrupt):
-            evolve.run_evolution(RunContext.open(config, run, Console(record=True)))
+            evolution.run_evolution(RunContext.open(config, run, Console(record=True)))
     ctx = RunContext.open(config, run, Console(record=True))
     assert ctx.ledger.meta("status") != "complete"
     assert not (run.reports() / "final.csv").exists()
-    evolve.run_evolution(ctx)
+    evolution.run_evolution(ctx)
     assert ctx.ledger.meta("status") == "complete"
     assert (run.reports() / "final.csv").exists()
     assert "status: complete" in (run.root / "dashboard.html").read_text()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from conftest import tiny_config
 
-from harnesspro import evolve
+from harnesspro import evolution
 from harnesspro.cli import main
 from harnesspro.config import ConfigError, load_config
 from harnesspro.engine import Evaluated
@@ -65,11 +65,11 @@ class FakeRun:
 
 
 def settled(monkeypatch: pytest.MonkeyPatch, run: FakeRun) -> Selected:
-    monkeypatch.setattr(evolve, "select", run.select)
-    monkeypatch.setattr(evolve, "validate", run.validate)
-    monkeypatch.setattr(evolve, "validation_scores", lambda ctx: dict.fromkeys(run.validated))
-    monkeypatch.setattr(evolve, "rollout_cap", lambda ctx: None)
-    monkeypatch.setattr(evolve, "note_stop", lambda *args: None)
+    monkeypatch.setattr(evolution, "select", run.select)
+    monkeypatch.setattr(evolution, "validate", run.validate)
+    monkeypatch.setattr(evolution, "validation_scores", lambda ctx: dict.fromkeys(run.validated))
+    monkeypatch.setattr(evolution, "rollout_cap", lambda ctx: None)
+    monkeypatch.setattr(evolution, "note_stop", lambda *args: None)
 
     class Ctx:
         class run:  # noqa: N801 - stands in for ctx.run
@@ -77,7 +77,7 @@ def settled(monkeypatch: pytest.MonkeyPatch, run: FakeRun) -> Selected:
             def mark_phase(phase: str) -> None:
                 pass
 
-    return evolve.settle(Ctx(), 1)  # type: ignore[arg-type]
+    return evolution.settle(Ctx(), 1)  # type: ignore[arg-type]
 
 
 def test_settle_validates_each_new_pick_until_the_choice_holds(
@@ -122,13 +122,13 @@ def test_a_validated_run_records_pooled_picks(
     sections = {"evaluation": evaluation, "reports": {"dashboard": "end"}}
     config = tiny_config(tmp_path, selection={"validated": True}, **sections)
     written: list[Path] = []
-    real = evolve.write_dashboard
+    real = evolution.write_dashboard
 
     def recorded(root: Path) -> Path:
         written.append(real(root))
         return written[-1]
 
-    monkeypatch.setattr(evolve, "write_dashboard", recorded)
+    monkeypatch.setattr(evolution, "write_dashboard", recorded)
     run_dir = tmp_path / "run"
     assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
     assert len(written) == 1 and written[0].is_file()  # two epochs closed, one dashboard

@@ -16,7 +16,7 @@ from harnesspro.config import ConfigError, RunConfig, apply_override
 from harnesspro.context import SEED_ID, RunContext
 from harnesspro.engine import evaluate
 from harnesspro.evaluate import held_out_frame, summarise
-from harnesspro.evolve import run_evolution
+from harnesspro.evolution import run_evolution
 from harnesspro.metrics import search_rollouts
 from harnesspro.policies.profile import sample_profile
 from harnesspro.runfolder import RunFolder
