@@ -16,6 +16,7 @@ from harnesspro.bench.command import cmd_bench
 from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
 from harnesspro.config import ConfigError, load_config
+from harnesspro.ledger import LedgerDamaged
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars, tokens
 from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap, SandboxUnavailable
@@ -25,6 +26,11 @@ from harnesspro.tasks.toolenv import ToolEnvError
 from harnesspro.testsynth.frozen import FrozenTestChanged
 from harnesspro.trajectories import FORMATS, SPLITS
 
+USER_ERRORS = (
+    ConfigError, TaskError, RunNotFound, SandboxUnavailable, ToolEnvError, LedgerDamaged,
+    FrozenTestChanged,
+)  # fmt: skip
+"""What a user can cause or fix: one sentence on stderr and exit 2, never a traceback."""
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
 
@@ -326,10 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(soft_wrap=True)  # long paths and log lines stay copy-pastable
     try:
         return COMMANDS[args.command](args, console)
-    except (ConfigError, TaskError, RunNotFound, SandboxUnavailable, ToolEnvError) as exc:
-        print(f"harnesspro: {exc}", file=sys.stderr)
-        return 2
-    except FrozenTestChanged as exc:
+    except USER_ERRORS as exc:
         print(f"harnesspro: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
