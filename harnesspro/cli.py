@@ -15,7 +15,7 @@ from rich.table import Table
 from harnesspro.bench.command import cmd_bench
 from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
-from harnesspro.config import ConfigError, load_config
+from harnesspro.config import MAX_REPEATS, ConfigError, load_config
 from harnesspro.ledger import LedgerDamaged
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars, tokens
@@ -27,9 +27,14 @@ from harnesspro.testsynth.frozen import FrozenTestChanged
 from harnesspro.trajectories import FORMATS, SPLITS
 
 USER_ERRORS = (
-    ConfigError, TaskError, RunNotFound, SandboxUnavailable, ToolEnvError, LedgerDamaged,
+    ConfigError,
+    TaskError,
+    RunNotFound,
+    SandboxUnavailable,
+    ToolEnvError,
+    LedgerDamaged,
     FrozenTestChanged,
-)  # fmt: skip
+)
 """What a user can cause or fix: one sentence on stderr and exit 2, never a traceback."""
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
@@ -215,8 +220,8 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.evaluate import open_run
     from harnesspro.evolve import finish_run
 
-    if args.attempts is not None and args.attempts < 1:
-        raise ConfigError(f"--attempts {args.attempts}: K must be at least 1.")
+    if args.attempts is not None and not 1 <= args.attempts <= MAX_REPEATS:
+        raise ConfigError(f"--attempts {args.attempts}: K must be from 1 to {MAX_REPEATS}.")
     ctx = open_run(args.run_dir, console)
     if ctx.config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before any rollout when the sandbox cannot run

@@ -106,7 +106,7 @@ def recognise(db: sqlite3.Connection, path: Path) -> None:
     else:
         if problems != ["ok"]:
             why = problems[0]
-        elif tables and not CORE_TABLES <= tables:
+        elif tables and not CORE_TABLES.issubset(tables):
             why = f"it holds other tables ({', '.join(sorted(tables)[:3])})"
         else:
             return

@@ -18,7 +18,7 @@ MAX_VALUES = 100_000
 
 class YamlTooLarge(ValueError):
     """A document whose aliases expand past the bound, refer to themselves, or nest too deep;
-    the message is a clause that completes "<file>: ...". """
+    the message is a clause that completes "<file>: ..."."""
 
 
 def load_bounded(text: str, max_values: int = MAX_VALUES) -> Any:
