@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -82,8 +83,8 @@ ROLLOUT_COLUMNS = (
 )
 
 
-CORE_TABLES = frozenset({"meta", "candidates", "rollouts"})
-"""Tables every ledger has held since the first release: a database without them is foreign."""
+LEDGER_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+"""A database holding tables but none of these is some other program's."""
 
 
 class LedgerDamaged(Exception):
@@ -106,7 +107,7 @@ def recognise(db: sqlite3.Connection, path: Path) -> None:
     else:
         if problems != ["ok"]:
             why = problems[0]
-        elif tables and not CORE_TABLES.issubset(tables):
+        elif tables and not tables & LEDGER_TABLES:
             why = f"it holds other tables ({', '.join(sorted(tables)[:3])})"
         else:
             return

@@ -126,6 +126,16 @@ def test_an_out_of_range_config_number_is_one_sentence(
     assert str(config) in err and field in err and not run_dir.exists()
 
 
+@pytest.mark.parametrize("value", ["[", "1e400", ".nan"])
+def test_a_bad_set_override_is_one_sentence(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tiny_config(tmp_path)
+    argv = ["evolve", "--config", str(config), "--set", f"sandbox.timeout_s={value}"]
+    err = fails_in_one_sentence([*argv, "--run-dir", str(tmp_path / "run")], capsys)
+    assert "sandbox.timeout_s" in err
+
+
 def alias_bomb(levels: int = 9) -> str:
     """A list whose aliases expand to 10**levels strings."""
     parts = ["&a0 [x, x, x, x, x, x, x, x, x, x]"]
