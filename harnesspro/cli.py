@@ -15,8 +15,9 @@ from rich.table import Table
 from harnesspro.bench.command import cmd_bench
 from harnesspro.bench.command import register as register_bench
 from harnesspro.cgroup import unenforced_limits
-from harnesspro.config import ConfigError, load_config
+from harnesspro.config import MAX_REPEATS, ConfigError, load_config
 from harnesspro.doctor import ready, render, run_checks
+from harnesspro.ledger import LedgerDamaged
 from harnesspro.profiles import Profile, RunNotFound, load_profiles
 from harnesspro.reports.money import dollars, tokens
 from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap, SandboxUnavailable
@@ -26,6 +27,16 @@ from harnesspro.tasks.toolenv import ToolEnvError
 from harnesspro.testsynth.frozen import FrozenTestChanged
 from harnesspro.trajectories import FORMATS, SPLITS
 
+USER_ERRORS = (
+    ConfigError,
+    TaskError,
+    RunNotFound,
+    SandboxUnavailable,
+    ToolEnvError,
+    LedgerDamaged,
+    FrozenTestChanged,
+)
+"""What a user can cause or fix: one sentence on stderr and exit 2, never a traceback."""
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
 
@@ -224,8 +235,8 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     from harnesspro.evaluate import open_run
     from harnesspro.evolution import finish_run
 
-    if args.attempts is not None and args.attempts < 1:
-        raise ConfigError(f"--attempts {args.attempts}: K must be at least 1.")
+    if args.attempts is not None and not 1 <= args.attempts <= MAX_REPEATS:
+        raise ConfigError(f"--attempts {args.attempts}: K must be from 1 to {MAX_REPEATS}.")
     ctx = open_run(args.run_dir, console)
     if ctx.config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before any rollout when the sandbox cannot run
@@ -342,10 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(soft_wrap=True)  # long paths and log lines stay copy-pastable
     try:
         return COMMANDS[args.command](args, console)
-    except (ConfigError, TaskError, RunNotFound, SandboxUnavailable, ToolEnvError) as exc:
-        print(f"harnesspro: {exc}", file=sys.stderr)
-        return 2
-    except FrozenTestChanged as exc:
+    except USER_ERRORS as exc:
         print(f"harnesspro: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:

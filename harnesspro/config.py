@@ -19,26 +19,40 @@ from pydantic import (
 
 from harnesspro.gateway.budget import RolloutBudget
 from harnesspro.gateway.retry import RetryPolicy
+from harnesspro.yamlload import YamlTooLarge, load_bounded
 
 
 class ConfigError(Exception):
     """A user-fixable problem with a config file; the message is one sentence."""
 
 
+# Sane upper bounds: a value past one is a typo (or a hostile file), never a real setting.
+DAY_S = 86_400.0
+"""Longest wall-clock limit a config may set (one day)."""
+MAX_PRICE = 100_000.0
+"""Dollars per million tokens; the dearest hosted models charge a few hundred."""
+MAX_MEMORY_MB = 1 << 20
+"""1 TiB: more than any machine a sandboxed process runs on."""
+MAX_REPEATS = 100
+"""Rollouts or attempts per task, epochs, survivors: past it a run never ends."""
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No NaN or infinity in any number: a NaN limit never fires, an infinite price breaks
+    # every report after the rollouts ran.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Price(_Strict):
     """Dollars per million tokens."""
 
-    input: float = Field(..., ge=0)
+    input: float = Field(..., ge=0, le=MAX_PRICE)
     """Uncached input tokens."""
-    cached_input: float = Field(0.0, ge=0)
+    cached_input: float = Field(0.0, ge=0, le=MAX_PRICE)
     """Input tokens served from the provider's prefix cache."""
-    cache_write: float = Field(0.0, ge=0)
+    cache_write: float = Field(0.0, ge=0, le=MAX_PRICE)
     """Input tokens written to the cache (providers that bill it)."""
-    output: float = Field(..., ge=0)
+    output: float = Field(..., ge=0, le=MAX_PRICE)
     """Output tokens, reasoning included."""
 
 
@@ -63,8 +77,8 @@ class BehaviourConfig(_Strict):
 
 
 def _interval(pair: tuple[float, float]) -> tuple[float, float]:
-    if not 0 <= pair[0] <= pair[1]:
-        raise ValueError("give [low, high] with 0 <= low <= high")
+    if not 0 <= pair[0] <= pair[1] <= DAY_S:
+        raise ValueError(f"give [low, high] with 0 <= low <= high <= {DAY_S:g}")
     return pair
 
 
@@ -158,9 +172,9 @@ class ImproverConfig(_Strict):
     """Environment variable holding the provider key; read only by the search gateway."""
     replay_log: Path | None = None
     """JSONL of recorded assistant messages (upstream: replay)."""
-    max_edit_steps: int = Field(12, ge=1)
+    max_edit_steps: int = Field(12, ge=1, le=1000)
     """Model calls the editing agent may make per attempt."""
-    edit_timeout_s: float = Field(600.0, gt=0)
+    edit_timeout_s: float = Field(600.0, gt=0, le=DAY_S)
     """Wall-clock limit of one editing attempt in the sandbox."""
     allow_unpriced: bool = False
     """Use an improver model with no known price; its cost is then reported as unknown."""
@@ -182,11 +196,11 @@ BUNDLED = ("harnesspro", "no-synth", "no-planner")
 
 
 class EvolutionConfig(_Strict):
-    epochs: int = Field(3, ge=0)
+    epochs: int = Field(3, ge=0, le=MAX_REPEATS)
     """Rounds of analyse -> plan -> edit -> evaluate -> select after the seed's evaluation."""
-    rollouts_per_task: int = Field(3, ge=1)
+    rollouts_per_task: int = Field(3, ge=1, le=MAX_REPEATS)
     """G: rollouts of every candidate on every coreset task."""
-    max_survivors: int = Field(3, ge=1)
+    max_survivors: int = Field(3, ge=1, le=MAX_REPEATS)
     """At most this many distinct candidates are selected per epoch."""
     improver: Literal["catalog", "llm"] = "catalog"
     """How analyzer, planner and editor work (catalog = offline mechanism catalog; llm = the
@@ -305,9 +319,9 @@ class SelectionConfig(_Strict):
 class SandboxConfig(_Strict):
     backend: Literal["bubblewrap", "local"] = "bubblewrap"
     """Isolation of harness and test processes; `local` = none at all (warns loudly)."""
-    timeout_s: float = Field(120.0, gt=0)
+    timeout_s: float = Field(120.0, gt=0, le=DAY_S)
     """Wall-clock limit of one harness run; every process it started is killed after it."""
-    memory_mb: int = Field(4096, ge=64)
+    memory_mb: int = Field(4096, ge=64, le=MAX_MEMORY_MB)
     """Address-space cap of each sandboxed process."""
 
 
@@ -315,13 +329,13 @@ class GatewayConfig(_Strict):
     rollout_budget: RolloutBudget = RolloutBudget()
     """Caps per rollout; over a cap the harness gets an error and the rollout ends
     `budget_exhausted`."""
-    max_attempts: int = Field(4, ge=1)
+    max_attempts: int = Field(4, ge=1, le=MAX_REPEATS)
     """Attempts per model call when the upstream fails transiently (429, 5xx, timeouts)."""
-    backoff_s: float = Field(0.5, ge=0)
+    backoff_s: float = Field(0.5, ge=0, le=DAY_S)
     """First retry delay (jittered, doubling; Retry-After wins when given)."""
-    retry_budget_s: float = Field(30.0, ge=0)
+    retry_budget_s: float = Field(30.0, ge=0, le=DAY_S)
     """Most time spent waiting on retries for one call."""
-    infra_retries: int = Field(1, ge=0)
+    infra_retries: int = Field(1, ge=0, le=MAX_REPEATS)
     """Times a rollout that ended in an infrastructure failure is run again before it is
     excluded (and reported)."""
 
@@ -352,16 +366,16 @@ class RayConfig(_Strict):
 
 
 class EvaluationConfig(_Strict):
-    validation_rollouts: int | None = Field(None, ge=0)
+    validation_rollouts: int | None = Field(None, ge=0, le=MAX_REPEATS)
     """Rollouts of each selected candidate per validation task each epoch (None = G; 0 = no
     validation)."""
     validation_tasks: int | None = Field(None, ge=1)
     """At most this many validation tasks, a fixed hash-ordered sample (None = all)."""
     final: bool = True
     """Run the held-out test evaluation (seed and lite/medium/heavy) when evolution ends."""
-    attempts: int = Field(3, ge=1)
+    attempts: int = Field(3, ge=1, le=MAX_REPEATS)
     """K: attempts per test task in the held-out evaluation."""
-    bootstrap_resamples: int = Field(1000, ge=100)
+    bootstrap_resamples: int = Field(1000, ge=100, le=1_000_000)
     """Bootstrap resamples behind every confidence interval and P(non-dominated)."""
     confidence: float = Field(0.9, gt=0.0, lt=1.0)
     """Coverage of the reported confidence intervals."""
@@ -465,7 +479,11 @@ def apply_override(data: dict[str, Any], assignment: str) -> None:
         if not isinstance(child, dict):
             raise ConfigError(f"--set {path}: '{key}' is not a section; fix the key path.")
         node = child
-    node[keys[-1]] = yaml.safe_load(raw)
+    try:
+        node[keys[-1]] = load_bounded(raw)
+    except (yaml.YAMLError, YamlTooLarge) as exc:
+        why = str(exc) if isinstance(exc, YamlTooLarge) else "not a YAML value"
+        raise ConfigError(f"--set {path}: {why}; fix the value.") from None
 
 
 def _describe(error: ValidationError, source: str) -> str:
@@ -507,7 +525,7 @@ def _resolved(value: Any, base: Path) -> Any:
 def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
     """Read, override and validate a YAML run config, raising ConfigError on bad input."""
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = load_bounded(path.read_text()) or {}
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file; check the --config path.") from None
     except IsADirectoryError:
@@ -517,6 +535,8 @@ def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
         raise ConfigError(f"{path}: cannot read it ({why}); fix the --config path.") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({exc.__class__.__name__}); fix it.") from None
+    except YamlTooLarge as exc:
+        raise ConfigError(f"{path}: {exc}.") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of keys.")
     resolve_paths(data, path.parent)
@@ -538,6 +558,6 @@ def same_config(text: str, config: RunConfig) -> bool:
     since it was written count at their defaults, so a newer harnesspro resumes an older
     run whose settings are the same."""
     try:
-        return RunConfig.model_validate(yaml.safe_load(text)) == config
-    except (yaml.YAMLError, ValidationError):
+        return RunConfig.model_validate(load_bounded(text)) == config
+    except (yaml.YAMLError, YamlTooLarge, ValidationError):
         return False

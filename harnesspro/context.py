@@ -59,6 +59,19 @@ def runnable_tasks(tasks: list[Task], console: Console) -> dict[str, Task]:
     return kept
 
 
+def check_ledger_kept(ledger: Ledger, run: RunFolder) -> None:
+    """An empty ledger next to saved rollouts was lost or replaced: resuming on it would run,
+    and bill, every one of those rollouts again."""
+    saved = run.saved_rollouts()
+    if saved and not ledger.candidates():
+        ledger.close()
+        raise ConfigError(
+            f"{run.ledger} is empty but {run.root / 'rollouts'} holds {saved} rollouts' "
+            "artifacts; restore the ledger from a copy, or pass a new --run-dir (resuming "
+            "here would run and bill them again)."
+        )
+
+
 def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
     """A coreset size that disagrees with the manifest's coreset would be silently ignored."""
     size = config.coreset.size
@@ -147,6 +160,7 @@ class RunContext:
             )
         run.open(config)
         ledger = Ledger(run.ledger)
+        check_ledger_kept(ledger, run)
         refreshed = ledger.meta("splits")  # a coreset refresh (refresh.py) replaced them
         if refreshed:
             splits = Splits(**{k: tuple(v) for k, v in json.loads(refreshed).items()})

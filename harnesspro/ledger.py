@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -82,6 +83,40 @@ ROLLOUT_COLUMNS = (
 )
 
 
+LEDGER_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+"""A database holding tables but none of these is some other program's."""
+
+
+class LedgerDamaged(Exception):
+    """ledger.sqlite is not a HarnessPro ledger or is damaged; the message is one sentence."""
+
+
+def recognise(db: sqlite3.Connection, path: Path) -> None:
+    """Raise LedgerDamaged unless `db` is empty or a sound HarnessPro ledger. A busy or full
+    database is not damage: those errors pass through as they are."""
+    try:
+        problems = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
+        names = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {str(row[0]) for row in names}
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in str(exc) or "full" in str(exc)
+        ):
+            raise
+        why = str(exc)
+    else:
+        if problems != ["ok"]:
+            why = problems[0]
+        elif tables and not tables & LEDGER_TABLES:
+            why = f"it holds other tables ({', '.join(sorted(tables)[:3])})"
+        else:
+            return
+    raise LedgerDamaged(
+        f"{path} is not a HarnessPro ledger or is damaged: {why}; restore it from a copy, or "
+        "pass another run folder."
+    )
+
+
 def usage_row(u: Usage | None) -> tuple[int | None, ...]:
     """The five token columns; all NULL when the usage is unknown (never 0)."""
     if u is None:
@@ -94,6 +129,11 @@ class Ledger:
 
     def __init__(self, path: Path) -> None:
         self.db = sqlite3.connect(path)
+        try:
+            recognise(self.db, path)
+        except BaseException:
+            self.db.close()
+            raise
         self.db.execute("PRAGMA journal_mode=WAL")
         # No fsync per commit (WAL stays consistent; a power cut may lose the last rows, whose
         # rollouts a resumed run then redoes): a commit per finished rollout must stay cheap.
@@ -405,6 +445,7 @@ def passing_tasks(path: Path) -> set[str]:
     """Task ids with at least one officially passed rollout in a run's ledger, read-only."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
+        recognise(db, path)
         rows = db.execute("SELECT DISTINCT task_id FROM rollouts WHERE official_pass = 1")
         return {str(row[0]) for row in rows}
     finally:

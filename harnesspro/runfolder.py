@@ -99,6 +99,11 @@ class RunFolder:
     def rollout_dir(self, key: str) -> Path:
         return self.root / "rollouts" / key
 
+    def saved_rollouts(self) -> int:
+        """How many rollouts have artifacts in the folder."""
+        folder = self.root / "rollouts"
+        return sum(1 for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else 0
+
     def synth_test(self, task_id: str) -> Path:
         return self.root / "synth_tests" / f"{task_id}.json"
 

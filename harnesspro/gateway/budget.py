@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class RolloutBudget(BaseModel):
     """Caps for one rollout (None = no cap)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     max_calls: int | None = Field(None, ge=1)
     """Model calls."""

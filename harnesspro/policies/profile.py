@@ -19,6 +19,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
 
+from harnesspro.yamlload import YamlTooLarge, load_bounded
+
 Mode = Literal["help", "none", "hurt"]
 CATEGORIES = (
     "algorithms", "bug-fixing", "data-wrangling", "git", "scripting", "shell-plumbing",
@@ -183,11 +185,13 @@ class ProfileError(Exception):
 def load_profile(path: Path) -> BehaviourProfile:
     """A profile from a YAML or JSON file of `BehaviourProfile` fields (the rest default)."""
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = load_bounded(path.read_text()) or {}
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile file; fix model.behaviour.profile.") from None
     except yaml.YAMLError:
         raise ProfileError(f"{path}: not valid YAML or JSON; fix the profile file.") from None
+    except YamlTooLarge as exc:
+        raise ProfileError(f"{path}: {exc}.") from None
     if not isinstance(data, dict):
         raise ProfileError(f"{path}: a profile must be a mapping of fields.")
     data = {k: v for k, v in data.items() if k not in ("misleads", "misleading")}

@@ -209,7 +209,8 @@ def render(data: RunData) -> str:
         ("Operating points and candidates (last epoch)", _table(_front_table(front), "points")),
         ("Hypervolume", _figure(figures.hypervolume_figure(frames.hypervolumes(data, front)), "hypervolume")),  # noqa: E501
         ("Lineage", _figure(figures.lineage_figure(lineage), "lineage")
-         + '<pre id="lineage-detail">Click a node to see its diff, plan and verdict.</pre>'),
+         + '<pre id="lineage-detail">Click a node to see its diff, plan and verdict.</pre>'
+         if not lineage.empty else '<p id="lineage">No candidate yet.</p>'),
         ("Cost per epoch", _figure(figures.cost_figure(frames.epoch_costs(data)), "costs")),
         ("Budget", _figure(figures.spend_figure(frames.cumulative_spend(data)), "spend")),
         ("Per-task pass", _figure(figures.heatmap_figure(heat), "heatmap") if not heat.empty

@@ -42,17 +42,19 @@ def front_figure(front: pd.DataFrame, level: float) -> go.Figure:
         for epoch, start, end in spans
     ]
     front_layout(fig, front, "Pareto front per epoch (coreset)", level)
-    fig.update_layout(
-        sliders=[
-            {
-                "active": len(steps) - 1,
-                "steps": steps,
-                "currentvalue": {"prefix": "showing "},
-                "pad": {"t": 60},
-            }
-        ],
-        height=620,
-    )
+    fig.update_layout(height=620)
+    if not steps:  # the first epoch is still running: an empty front, no slider
+        fig.add_annotation(
+            text="no finished epoch yet", showarrow=False, xref="paper", yref="paper"
+        )
+        return fig
+    slider = {
+        "active": len(steps) - 1,
+        "steps": steps,
+        "currentvalue": {"prefix": "showing "},
+        "pad": {"t": 60},
+    }
+    fig.update_layout(sliders=[slider])
     return fig
 
 

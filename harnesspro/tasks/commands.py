@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.ledger import passing_tasks
+from harnesspro.ledger import LedgerDamaged, passing_tasks
 from harnesspro.records import Task
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
 from harnesspro.tasks.loader import TaskError, load_suite, load_task, scan_suite, suite_dir
@@ -24,7 +24,7 @@ from harnesspro.tasks.splits import make_splits
 from harnesspro.tasks.verify import validate_task
 
 Handler = Callable[[argparse.Namespace, Console], int]
-USER_ERRORS = (TaskError, ManifestError, SandboxUnavailable)
+USER_ERRORS = (TaskError, ManifestError, SandboxUnavailable, LedgerDamaged)
 
 
 def _fraction(text: str) -> float:

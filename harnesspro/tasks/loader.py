@@ -9,14 +9,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from harnesspro.records import Task
 from harnesspro.tasks.dockerfile import declared_workdir
+from harnesspro.tasks.taskmeta import HarborMeta, TerminalBenchMeta, describe
+from harnesspro.yamlload import YamlTooLarge, load_bounded
 
 TaskLayout = Literal["harbor", "terminal-bench"]
+M = TypeVar("M", bound=BaseModel)
 
 
 class TaskError(ValueError):
@@ -67,19 +71,18 @@ def _require(*paths: Path) -> None:
 def _load_harbor(folder: Path) -> Task:
     toml_path, instruction_path = folder / "task.toml", folder / "instruction.md"
     _require(instruction_path, folder / "tests" / "test.sh")
-    meta = _read_toml(toml_path)
+    meta = _typed(HarborMeta, _read_toml(toml_path), toml_path)
     instruction = _read_text(instruction_path).strip()
     if not instruction:
         raise TaskError(f"{instruction_path}: empty; write the task's instruction there.")
-    own = meta.get("harnesspro", {})
     default_workdir = declared_workdir(folder / "environment" / "Dockerfile") or "/workspace"
     return Task(
         id=folder.name,
         instruction=instruction,
-        workdir=str(own.get("workdir", default_workdir)),
-        category=str(meta.get("metadata", {}).get("category", "uncategorised")),
-        difficulty=str(meta.get("metadata", {}).get("difficulty", "unknown")),
-        timeout_s=float(meta.get("agent", {}).get("timeout_sec", 600.0)),
+        workdir=meta.harnesspro.workdir or default_workdir,
+        category=meta.metadata.category,
+        difficulty=meta.metadata.difficulty,
+        timeout_s=meta.agent.timeout_sec,
         path=folder.resolve(),
     )
 
@@ -87,22 +90,29 @@ def _load_harbor(folder: Path) -> Task:
 def _load_terminal_bench(folder: Path) -> Task:
     yaml_path = folder / "task.yaml"
     _require(folder / "run-tests.sh", folder / "Dockerfile")
-    meta = _read_yaml(yaml_path)
-    instruction = meta.get("instruction")
-    if instruction is None:  # the first Terminal-Bench releases kept a list of descriptions
-        descriptions = meta.get("descriptions") or [{}]
-        instruction = descriptions[0].get("description") if descriptions else None
-    if not isinstance(instruction, str) or not instruction.strip():
+    meta = _typed(TerminalBenchMeta, _read_yaml(yaml_path), yaml_path)
+    instruction = meta.instruction
+    if instruction is None and meta.descriptions:
+        instruction = meta.descriptions[0].description
+    if instruction is None or not instruction.strip():
         raise TaskError(f"{yaml_path}: no `instruction`; a Terminal-Bench task needs one.")
     return Task(
         id=folder.name,
         instruction=instruction.strip(),
         workdir=declared_workdir(folder / "Dockerfile") or "/app",
-        category=str(meta.get("category", "uncategorised")),
-        difficulty=str(meta.get("difficulty", "unknown")),
-        timeout_s=float(meta.get("max_agent_timeout_sec", 600.0)),
+        category=meta.category,
+        difficulty=meta.difficulty,
+        timeout_s=meta.max_agent_timeout_sec,
         path=folder.resolve(),
     )
+
+
+def _typed(model: type[M], data: dict[str, Any], path: Path) -> M:
+    """The fields of a task file we read, type- and range-checked."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise TaskError(describe(exc, path)) from None
 
 
 def _read_text(path: Path) -> str:
@@ -121,9 +131,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(_read_text(path))
+        data = load_bounded(_read_text(path))
     except yaml.YAMLError as exc:
         raise TaskError(f"{path}: not valid YAML ({exc.__class__.__name__}).") from None
+    except YamlTooLarge as exc:
+        raise TaskError(f"{path}: {exc}.") from None
     if not isinstance(data, dict):
         raise TaskError(f"{path}: expected a mapping of task fields.")
     return data
@@ -133,7 +145,8 @@ def task_files(task: Task) -> TaskFiles:
     """The parts of a loaded task, by its layout."""
     root = task.path
     if layout_of(root) == "harbor":
-        verifier = _read_toml(root / "task.toml").get("verifier", {})
+        toml_path = root / "task.toml"
+        verifier = _typed(HarborMeta, _read_toml(toml_path), toml_path).verifier
         solution = root / "solution" / "solve.sh"
         return TaskFiles(
             layout="harbor",
@@ -143,9 +156,9 @@ def task_files(task: Task) -> TaskFiles:
             test_script="/tests/test.sh",
             extra_tests=(),
             solution=solution if solution.is_file() else None,
-            verifier_timeout_s=float(verifier.get("timeout_sec", 600.0)),
+            verifier_timeout_s=verifier.timeout_sec,
         )
-    meta = _read_yaml(root / "task.yaml")
+    meta = _typed(TerminalBenchMeta, _read_yaml(root / "task.yaml"), root / "task.yaml")
     solution = root / "solution.sh"
     # Terminal-Bench copies run-tests.sh next to the tests in $TEST_DIR and runs it there.
     return TaskFiles(
@@ -156,7 +169,7 @@ def task_files(task: Task) -> TaskFiles:
         test_script="/tests/run-tests.sh",
         extra_tests=(root / "run-tests.sh",),
         solution=solution if solution.is_file() else None,
-        verifier_timeout_s=float(meta.get("max_test_timeout_sec", 600.0)),
+        verifier_timeout_s=meta.max_test_timeout_sec,
     )
 
 
@@ -166,7 +179,7 @@ def scan_suite(root: Path) -> tuple[list[Task], list[TaskError]]:
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         try:
             tasks.append(load_task(folder))
-        except (TaskError, OSError) as exc:
+        except (ValueError, OSError) as exc:  # TaskError, and what a damaged file raises
             problems.append(exc if isinstance(exc, TaskError) else TaskError(f"{folder}: {exc}"))
     return tasks, problems
 

@@ -1,0 +1,72 @@
+"""YAML a user wrote, loaded with alias expansion bounded.
+
+`yaml.safe_load` builds an alias bomb ("billion laughs") cheaply, sharing each repeated node,
+but whatever walks the result afterwards (path resolution, validation, dumping) sees every
+copy and hangs. Here the composed node graph is measured first, each shared node counted once
+per place it appears, and refused past a bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+MAX_VALUES = 100_000
+"""Most values (scalars, lists, mappings) a document may hold once its aliases are expanded."""
+
+
+class YamlTooLarge(ValueError):
+    """A document whose aliases expand past the bound, refer to themselves, or nest too deep;
+    the message is a clause that completes "<file>: ..."."""
+
+
+def load_bounded(text: str, max_values: int = MAX_VALUES) -> Any:
+    """`yaml.safe_load(text)`, raising YamlTooLarge instead of building a document that expands
+    to more than `max_values` values, and yaml.YAMLError when the text is not YAML."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_size(node, max_values)
+        return loader.construct_document(node)
+    except RecursionError:
+        raise YamlTooLarge("its YAML nests too deep to read") from None
+    finally:
+        loader.dispose()
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_size(root: yaml.Node, limit: int) -> None:
+    """Expanded size of the graph under `root`, iteratively (no recursion on deep input),
+    memoised by node so a shared node is measured once."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # the current node's ancestors
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] > limit:
+                raise YamlTooLarge(
+                    f"its YAML aliases expand to more than {limit:,} values; write the "
+                    "values out instead of nesting aliases"
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise YamlTooLarge("a YAML alias refers to the value that holds it; remove it")
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
