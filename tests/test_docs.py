@@ -79,3 +79,10 @@ def test_no_documented_key_is_unknown() -> None:
 def test_readme_is_short() -> None:
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= 200, f"README.md has {len(lines)} lines; move detail to docs/"
+
+
+def test_readme_links_to_docs_resolve() -> None:
+    """mkdocs checks links between docs pages; the README's links into docs/ are checked here."""
+    targets = re.findall(r"\]\((docs/[^)#]+)", (ROOT / "README.md").read_text())
+    assert targets
+    assert not [t for t in targets if not (ROOT / t).is_file()]
