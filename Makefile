@@ -12,7 +12,7 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Re-install whenever pyproject.toml changes. The quickstart needs only the runtime
-# dependencies; tests add the dev extras (linters, pytest, a llama.cpp server).
+# dependencies; tests add the dev extras (linters, pytest, mkdocs, a llama.cpp server).
 $(RUNTIME): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e .
@@ -29,10 +29,12 @@ setup: $(RUNTIME)
 quickstart: setup
 	$(VENV)/bin/harnesspro evolve --config configs/quickstart.yaml
 
+# The docs build with --strict, so a broken link or anchor between docs/ pages fails `make test`.
 lint: setup $(DEV)
 	$(VENV)/bin/ruff check harnesspro tests scripts
 	$(VENV)/bin/ruff format --check harnesspro tests scripts
 	$(VENV)/bin/mypy harnesspro
+	$(VENV)/bin/mkdocs build --strict --quiet
 
 # Test processes at once (pytest-xdist); each runs its own embedded Ray (~0.8 GB).
 TEST_WORKERS ?= 2
