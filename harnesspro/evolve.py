@@ -1,5 +1,5 @@
 """`python -m harnesspro.evolve --config FILE ...` (what `ray job submit` runs) is
-`harnesspro evolve --config FILE ...`. The epoch loop itself is `harnesspro.evolution`."""
+`harnesspro evolve --config FILE ...`. The epoch loop itself is `harnesspro.evolution.loop`."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
+from harnesspro.harness.adversary import ADVERSARY, LINKER, Attack, attack_layout, attack_rollout
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.adversary import ADVERSARY, LINKER, Attack, attack_layout, attack_rollout
 from harnesspro.tasks.loader import load_suite
 
 HARNESSES = {"adversarial": [ADVERSARY], "linker": [LINKER], "both": [ADVERSARY, LINKER]}

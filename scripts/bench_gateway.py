@@ -13,10 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from harnesspro.config import Price
-from harnesspro.gateway.fake_provider import fake_provider
-from harnesspro.gateway.openai_upstream import OpenAIUpstream
-from harnesspro.gateway.server import Gateway
+from harnesspro.core.config import Price
+from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.execution.gateway.server import Gateway
+from harnesspro.fakes.provider import fake_provider
 
 BODY = json.dumps({"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]})
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from harnesspro import engine
-from harnesspro.config import RunConfig
-from harnesspro.context import RunContext
-from harnesspro.rollout import run_rollout
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import RunConfig
+from harnesspro.evaluation import engine
+from harnesspro.execution.rollout import run_rollout
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
 
 PRICE = {"scripted": {"input": 1.25, "cached_input": 0.125, "output": 10.0}}
 

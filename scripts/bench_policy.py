@@ -16,8 +16,8 @@ import sys
 import time
 from typing import Any
 
-from harnesspro.context import seed_template
-from harnesspro.policies.scripted import ScriptedPolicy, script_for
+from harnesspro.fakes.scripted import ScriptedPolicy, script_for
+from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import load_suite, workspace_files
 
 TOOLS = [{"type": "function", "function": {"name": "bash"}}]

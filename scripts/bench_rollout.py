@@ -22,15 +22,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harnesspro import rollout
-from harnesspro.config import ModelConfig, Price
-from harnesspro.context import seed_template
-from harnesspro.gateway import upstream as upstream_module
-from harnesspro.ledger import Ledger
-from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import ModelConfig, Price
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import RolloutSpec
+from harnesspro.execution import rollout
+from harnesspro.execution.gateway import upstream as upstream_module
+from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.fakes.scripted import script_for
+from harnesspro.run.context import seed_template
+from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.loader import folder_files, load_suite
 from harnesspro.tasks.runtime import bundle_task

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harnesspro.rollout import FORWARDER
+from harnesspro.execution.rollout import FORWARDER
 from harnesspro.sandbox import Bubblewrap, Mount
 
 

@@ -32,12 +32,12 @@ import ray
 from ray.cluster_utils import Cluster
 from rich.console import Console
 
-from harnesspro import engine
-from harnesspro.config import LatencyConfig, ModelConfig, RayConfig, RunConfig
-from harnesspro.context import RunContext
-from harnesspro.records import RolloutResult
-from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import LatencyConfig, ModelConfig, RayConfig, RunConfig
+from harnesspro.core.records import RolloutResult
+from harnesspro.evaluation import engine
+from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
 
 PRICE = {"scripted": {"input": 1.25, "cached_input": 0.125, "output": 10.0}}
 
@@ -98,7 +98,6 @@ def warm_up(slots: int, cpus: float, folder: Path) -> None:
 
     @ray.remote(num_cpus=cpus)
     def hold() -> None:
-        import harnesspro.rollout  # noqa: F401
 
         (folder / uuid.uuid4().hex).touch()
         deadline = time.monotonic() + 300

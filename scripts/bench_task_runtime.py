@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.buildsteps import ensure_build
 from harnesspro.tasks.dockerfile import Environment

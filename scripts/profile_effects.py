@@ -15,10 +15,10 @@ import json
 import sys
 from typing import Any
 
-from harnesspro.context import seed_template
+from harnesspro.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, sample_profile
+from harnesspro.fakes.scripted import ScriptedPolicy, TaskScript, script_for
 from harnesspro.mechanisms.catalog import CONCISE_PROMPT, SKIM_PROMPT, VERIFY_PROMPT
-from harnesspro.policies.profile import DEFAULT_PROFILE, BehaviourProfile, sample_profile
-from harnesspro.policies.scripted import ScriptedPolicy, TaskScript, script_for
+from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import load_suite
 
 TOOLS = [{"type": "function", "function": {"name": "bash"}}]

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.ledger import Ledger
+from harnesspro.core.ledger import Ledger
 from harnesspro.reports.agreement import Agreement, agreement
-from harnesspro.runfolder import RunFolder
+from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Limits, make_sandbox
 from harnesspro.testsynth.frozen import grade, parse_test
 from harnesspro.testsynth.judge import judge

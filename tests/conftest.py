@@ -25,17 +25,17 @@ import ray
 import yaml
 from rich.console import Console
 
-from harnesspro.config import ModelConfig, Price, load_config
-from harnesspro.context import RunContext, seed_template
-from harnesspro.gateway.openai_upstream import OpenAIUpstream
-from harnesspro.gateway.retry import RetryPolicy
-from harnesspro.gateway.server import Gateway
+from harnesspro.core.config import ModelConfig, Price, load_config
+from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
+from harnesspro.core.retry import RetryPolicy
+from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.execution.gateway.server import Gateway
+from harnesspro.execution.rollout import RolloutInputs
+from harnesspro.fakes.scripted import script_for
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import SMOKE_TASK
-from harnesspro.policies.scripted import script_for
-from harnesspro.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
-from harnesspro.rollout import RolloutInputs
-from harnesspro.runfolder import RunFolder
+from harnesspro.run.context import RunContext, seed_template
+from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.loader import folder_files, load_suite, load_task
 from harnesspro.tasks.runtime import bundle_task
 
@@ -47,8 +47,8 @@ FAST_RETRY = RetryPolicy(max_attempts=3, base_s=0.01, cap_s=1.0, budget_s=5.0)
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[None]:
     """An embedded Ray is ~4 s and ~0.8 GB to start: share one across the session."""
-    from harnesspro.config import RayConfig
-    from harnesspro.engine import ensure_ray
+    from harnesspro.core.config import RayConfig
+    from harnesspro.evaluation.engine import ensure_ray
 
     ensure_ray(RayConfig(num_cpus=2))
     yield

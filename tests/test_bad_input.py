@@ -13,11 +13,11 @@ import pytest
 from rich.console import Console
 
 from harnesspro.cli import main
-from harnesspro.config import load_config
-from harnesspro.context import RunContext
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import load_config
+from harnesspro.core.yamlload import YamlTooLarge, load_bounded
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.loader import load_suite, load_task, task_files
-from harnesspro.yamlload import YamlTooLarge, load_bounded
 from tests.conftest import COMMANDS, record, tiny_config, trajectory
 
 

@@ -21,7 +21,7 @@ from harnesspro.bench.arithmetic import (
 from harnesspro.bench.report import per_profile, run_rows, summary, write_outputs
 from harnesspro.bench.runner import Outcome, run_name, variant_config, variants
 from harnesspro.cli import main
-from harnesspro.config import RunConfig
+from harnesspro.core.config import RunConfig
 
 # Strategy A: seed (0.5, 1.0), lite (0.5, 0.5), heavy (0.8, 1.0).
 # Strategy B: seed (0.5, 1.0), heavy (0.6, 0.8).

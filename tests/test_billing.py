@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import ModelConfig
-from harnesspro.context import seed_template
-from harnesspro.engine import Slots, run_all
-from harnesspro.gateway.fake_provider import OK_TOKENS, fake_provider
-from harnesspro.gateway.retry import RetryPolicy, fitted
-from harnesspro.ledger import Ledger
-from harnesspro.records import RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.core.config import ModelConfig
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import RolloutSpec
+from harnesspro.core.retry import RetryPolicy, fitted
+from harnesspro.evaluation.engine import Slots, run_all
+from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.fakes.provider import OK_TOKENS, fake_provider
+from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import folder_files, load_suite
 from harnesspro.tasks.runtime import bundle_task
 from tests.conftest import FAKE_PRICE, gateway_to

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.context import seed_template
+from harnesspro.core.records import Candidate, Plan, Score
 from harnesspro.editor.apply import apply_plan
-from harnesspro.inputs import Lesson
+from harnesspro.evolution.strategies.no_planner import random_bundle
+from harnesspro.improvers.inputs import Lesson
 from harnesspro.mechanisms.catalog import CATALOG, members
 from harnesspro.planner.catalog import plan_for
 from harnesspro.planner.evidence import beliefs_from
-from harnesspro.records import Candidate, Plan, Score
-from harnesspro.strategies.no_planner import random_bundle
+from harnesspro.run.context import seed_template
 from tests.conftest import seed_repo
 
 SEED = Candidate("c000", "a" * 40, "t0", None, None, None, 0)

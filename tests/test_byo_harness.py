@@ -12,8 +12,8 @@ import pytest
 
 import harnesspro
 from harnesspro.cli import main
+from harnesspro.execution.rollout import harness_command, run_rollout
 from harnesspro.harness.validate import static_problem
-from harnesspro.rollout import harness_command, run_rollout
 from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 from tests.conftest import builtin_task, inputs_for, inputs_for_harness

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro import evolution
 from harnesspro.cli import main
-from harnesspro.context import seed_template
-from harnesspro.disclosure import seed_view
-from harnesspro.fsnames import raw, shown
+from harnesspro.core.fsnames import raw, shown
+from harnesspro.evolution import loop as evolution
+from harnesspro.run.context import seed_template
+from harnesspro.run.disclosure import seed_view
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.snapshot import load, save, take, write
+from harnesspro.sandbox.snapshot import load, save, take, write
 from harnesspro.testsynth.facts import Reading, command_facts, snapshot_facts
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from tests.conftest import tiny_config

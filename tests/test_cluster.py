@@ -12,9 +12,9 @@ import pytest
 import ray
 
 from harnesspro.cli import main
-from harnesspro.config import ModelConfig, RayConfig, RunConfig
-from harnesspro.engine import Slots, ensure_ray, rollout_cpus
-from harnesspro.runfolder import default_run_dir
+from harnesspro.core.config import ModelConfig, RayConfig, RunConfig
+from harnesspro.evaluation.engine import Slots, ensure_ray, rollout_cpus
+from harnesspro.run.folder import default_run_dir
 from tests.conftest import tiny_config
 
 LATENCY = {"first_token_s": [1.0, 1.0], "tokens_per_s": [1000.0, 1000.0]}

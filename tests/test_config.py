@@ -6,8 +6,8 @@ import pytest
 import yaml
 
 from harnesspro.cli import main
-from harnesspro.config import ConfigError, RunConfig, load_config
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import ConfigError, RunConfig, load_config
+from harnesspro.run.folder import RunFolder
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -113,7 +113,7 @@ def test_a_split_setting_the_manifest_overrides_exits_2_naming_both(
 def test_a_split_setting_that_matches_the_manifest_or_is_unset_is_accepted(tmp_path: Path) -> None:
     import json
 
-    from harnesspro.context import check_split_settings
+    from harnesspro.run.context import check_split_settings
 
     settings = json.loads(COMMITTED.read_text())["settings"]
     base = f"tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import load_config
+from harnesspro.core.config import load_config
 
 CONFIGS = sorted((Path(__file__).parents[1] / "configs").glob("*.yaml"))
 

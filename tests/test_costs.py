@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from harnesspro.config import ConfigError, Price
-from harnesspro.gateway.prices import cost_of, lookup_price
-from harnesspro.gateway.usage import normalise_usage
-from harnesspro.records import Usage
+from harnesspro.core.config import ConfigError, Price
+from harnesspro.core.records import Usage
+from harnesspro.execution.gateway.prices import cost_of, lookup_price
+from harnesspro.execution.gateway.usage import normalise_usage
 
 
 def test_prompt_tokens_include_cached_ones() -> None:

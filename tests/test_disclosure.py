@@ -14,15 +14,15 @@ from typing import Any
 from rich.console import Console
 
 import harnesspro
-from harnesspro.config import load_config
-from harnesspro.context import RunContext
-from harnesspro.disclosure import improver_inputs, synthesizer_inputs
+from harnesspro.core.config import load_config
+from harnesspro.core.records import Plan, RolloutResult, RolloutSpec, Usage
 from harnesspro.editor.llm import LLMEditor
-from harnesspro.gateway.upstream import ReplayUpstream
-from harnesspro.improve import improve, search_account
-from harnesspro.records import Plan, RolloutResult, RolloutSpec, Usage
-from harnesspro.runfolder import RunFolder
-from harnesspro.search.scripted import ScriptedImprover
+from harnesspro.evolution.improve import improve, search_account
+from harnesspro.execution.gateway.upstream import ReplayUpstream
+from harnesspro.roles.scripted import ScriptedImprover
+from harnesspro.run.context import RunContext
+from harnesspro.run.disclosure import improver_inputs, synthesizer_inputs
+from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.loader import builtin_suite_dir
 from harnesspro.testsynth.facts import Reading
 from harnesspro.testsynth.offline import Check, SynthTest

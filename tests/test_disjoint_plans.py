@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.records import Candidate, Score
 from harnesspro.mechanisms.catalog import members
 from harnesspro.planner.catalog import plan_for
 from harnesspro.planner.exploration import Exploration
-from harnesspro.records import Candidate, Score
 
 SEED = Candidate("c000", "a" * 40, "t0", None, None, None, 0)
 SCORE = Score("c000", 0.6, 0.01, 1000, 24)

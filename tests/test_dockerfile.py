@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.dockerfile import (
     Copy,

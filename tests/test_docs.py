@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harnesspro.config import RunConfig
+from harnesspro.core.config import RunConfig
 
 ROOT = Path(__file__).parents[1]
 CONFIGURATION = ROOT / "docs" / "configuration.md"

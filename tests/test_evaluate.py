@@ -16,18 +16,18 @@ import pytest
 from rich.console import Console
 
 from harnesspro.cli import main
-from harnesspro.config import load_config
-from harnesspro.context import RunContext
-from harnesspro.evaluate import (
+from harnesspro.core.config import load_config
+from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.evaluation.heldout import (
     attempt_matrix,
     final_report,
     normalised_gain,
     pass_at_k,
     resolution_band,
 )
-from harnesspro.improve import train_traces
-from harnesspro.records import RolloutResult, RolloutSpec, Usage
-from harnesspro.runfolder import RunFolder
+from harnesspro.evolution.improve import train_traces
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
 from tests.conftest import tiny_config
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.export import rename_manifest
-from harnesspro.gateway.fake_provider import fake_provider
+from harnesspro.export.harness import rename_manifest
+from harnesspro.fakes.provider import fake_provider
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.dockerfile import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, load_task

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.tasks.dockerfile import Environment
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.verify import environment_of

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.context import seed_template
-from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutResult, Task
-from harnesspro.rollout import run_rollout
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.records import RolloutResult, Task
+from harnesspro.execution.rollout import run_rollout
+from harnesspro.fakes.scripted import script_for
+from harnesspro.run.context import seed_template
+from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.dockerfile import Environment
 from harnesspro.tasks.loader import folder_files, load_suite
 from harnesspro.tasks.verify import environment_of

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from openai import DefaultHttpxClient, OpenAI
 
-from harnesspro.gateway.budget import RolloutBudget
-from harnesspro.gateway.fake_provider import OK, fake_provider
-from harnesspro.gateway.retry import RetryPolicy, UpstreamError, with_retries
-from harnesspro.gateway.server import Gateway
+from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
+from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.gateway.server import Gateway
+from harnesspro.fakes.provider import OK, fake_provider
 from tests.conftest import FAKE_PRICE, FAST_RETRY, gateway_to
 
 PRICE, FAST = FAKE_PRICE, FAST_RETRY
@@ -141,7 +141,7 @@ def test_the_provider_key_never_leaves_the_gateway() -> None:
 
 
 def test_a_stream_without_usage_leaves_the_cost_unknown_not_zero() -> None:
-    from harnesspro.gateway.upstream import ReplayUpstream
+    from harnesspro.execution.gateway.upstream import ReplayUpstream
 
     class NoUsage(ReplayUpstream):
         def stream(self, request, sampling_seed):  # type: ignore[no-untyped-def, override]

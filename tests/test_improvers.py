@@ -9,14 +9,14 @@ from pathlib import Path
 import yaml
 
 from harnesspro.analyzer.rules import Trace, analyze, prevalence
-from harnesspro.context import seed_template
+from harnesspro.core.records import DIRECTIVES, Candidate, Plan, Score
 from harnesspro.editor.apply import apply_plan
 from harnesspro.harness.validate import validate_harness
-from harnesspro.inputs import Lesson
+from harnesspro.improvers.inputs import Lesson
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.catalog import excluded, plan_for, predict
 from harnesspro.planner.evidence import beliefs_from
-from harnesspro.records import DIRECTIVES, Candidate, Plan, Score
+from harnesspro.run.context import seed_template
 from tests.conftest import seed_repo
 
 

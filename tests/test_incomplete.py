@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from harnesspro.config import load_config
-from harnesspro.context import RunContext
-from harnesspro.evaluate import final_report
-from harnesspro.evolution import shortfall_lines
-from harnesspro.metrics import Shortfall, shortfalls
-from harnesspro.records import Candidate, RolloutResult, RolloutSpec, Usage
+from harnesspro.core.config import load_config
+from harnesspro.core.metrics import Shortfall, shortfalls
+from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
+from harnesspro.evaluation.heldout import final_report
+from harnesspro.evolution.loop import shortfall_lines
 from harnesspro.reports.final import incomplete_line
-from harnesspro.runfolder import RunFolder
-from harnesspro.selection import select
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
+from harnesspro.selection.select import select
 from tests.conftest import tiny_config
 
 # Coreset outcomes per candidate: one verdict per (task index, attempt); "infra" is an

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from harnesspro.core.records import RolloutResult
+from harnesspro.execution.rollout import run_rollout
 from harnesspro.harness.validate import SMOKE_TASK
-from harnesspro.records import RolloutResult
-from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import builtin_suite_dir
 from tests.conftest import inputs_for_harness
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from harnesspro.config import ConfigError, LatencyConfig, load_config
-from harnesspro.gateway.upstream import ScriptedUpstream
-from harnesspro.policies.scripted import ScriptedPolicy
+from harnesspro.core.config import ConfigError, LatencyConfig, load_config
+from harnesspro.execution.gateway.upstream import ScriptedUpstream
+from harnesspro.fakes.scripted import ScriptedPolicy
 from tests.conftest import tiny_config
 
 REQUEST: dict[str, Any] = {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from harnesspro.ledger import Ledger
-from harnesspro.records import Effect, Plan
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import Effect, Plan
 
 # The plans table as ledgers had it before the re-key (two migrated columns already added).
 OLD_PLANS = """

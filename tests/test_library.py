@@ -10,13 +10,13 @@ import pytest
 from rich.console import Console
 
 from harnesspro.analyzer.rules import prevalence
-from harnesspro.config import ConfigError, load_config
-from harnesspro.context import RunContext
-from harnesspro.disclosure import improver_inputs
-from harnesspro.library import Library, LibraryLesson, harmful
-from harnesspro.records import Plan
-from harnesspro.roles import CatalogImprover
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.records import Plan
+from harnesspro.improvers.library import Library, LibraryLesson, harmful
+from harnesspro.roles.dispatch import CatalogImprover
+from harnesspro.run.context import RunContext
+from harnesspro.run.disclosure import improver_inputs
+from harnesspro.run.folder import RunFolder
 from tests.conftest import COMMANDS, record, tiny_config, trajectory
 
 

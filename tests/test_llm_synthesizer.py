@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.config import ImproverConfig
-from harnesspro.disclosure import seed_view
-from harnesspro.gateway.upstream import ReplayUpstream
-from harnesspro.inputs import SynthesizerInputs
-from harnesspro.ledger import Ledger
+from harnesspro.core.config import ImproverConfig
+from harnesspro.core.ledger import Ledger
+from harnesspro.execution.gateway.upstream import ReplayUpstream
+from harnesspro.improvers.account import SearchAccount
+from harnesspro.improvers.inputs import SynthesizerInputs
+from harnesspro.run.disclosure import seed_view
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.search.account import SearchAccount
-from harnesspro.snapshot import Snapshot
+from harnesspro.sandbox.snapshot import Snapshot
 from harnesspro.tasks.loader import load_suite
 from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
 from tests.conftest import tiny_config

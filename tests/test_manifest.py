@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harnesspro.tasks.commands import register
+from harnesspro.cli.tasks import register
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.manifest import (
     ManifestError,

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from harnesspro.context import seed_template
-from harnesspro.gateway.upstream import ReplayUpstream
+from harnesspro.core.records import RolloutResult
+from harnesspro.execution.gateway.upstream import ReplayUpstream
+from harnesspro.execution.rollout import run_rollout
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
-from harnesspro.records import RolloutResult
-from harnesspro.rollout import run_rollout
+from harnesspro.run.context import seed_template
 from tests.conftest import inputs_for_harness
 
 

@@ -13,18 +13,18 @@ import numpy as np
 import pytest
 
 import harnesspro
-from harnesspro.config import ConfigError, load_config
-from harnesspro.context import RunContext, seed_template
-from harnesspro.disclosure import improver_inputs
+from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.records import Plan
 from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
 from harnesspro.editor.llm import LLMEditor
-from harnesspro.gateway.upstream import ReplayUpstream
+from harnesspro.evolution.improve import improve, search_account
+from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.harness.effect import Signature, first_difference
-from harnesspro.improve import improve, search_account
+from harnesspro.improvers.account import SearchAccount
 from harnesspro.planner import llm as llm_planner
 from harnesspro.planner.memory import Difference, Pairs, measure, paired_difference
-from harnesspro.records import Plan
-from harnesspro.search.account import SearchAccount
+from harnesspro.run.context import RunContext, seed_template
+from harnesspro.run.disclosure import improver_inputs
 from tests.conftest import llm_run, reply, tiny_config, tool_call
 
 Opened = tuple[RunContext, ReplayUpstream, SearchAccount]

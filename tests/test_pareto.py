@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from harnesspro.pareto import hypervolume, non_dominated, objective_j, select_modes, survivors
+from harnesspro.core.pareto import hypervolume, non_dominated, objective_j, select_modes, survivors
 
 MODES = {"lite": (0.2, 0.8), "medium": (0.5, 0.5), "heavy": (0.8, 0.2)}
 

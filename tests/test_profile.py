@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import ConfigError, load_config
-from harnesspro.policies.profile import (
+from harnesspro.core.config import ConfigError, load_config
+from harnesspro.fakes.behaviour import (
     DEFAULT_PROFILE,
     DRAWS,
     BehaviourProfile,

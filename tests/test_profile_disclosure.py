@@ -13,14 +13,14 @@ import yaml
 from rich.console import Console
 
 from harnesspro.cli import main
-from harnesspro.config import load_config
-from harnesspro.context import RunContext
-from harnesspro.disclosure import improver_inputs
-from harnesspro.policies.profile import load_profile
-from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import load_config
+from harnesspro.core.records import RolloutSpec
+from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.fakes.behaviour import load_profile
+from harnesspro.fakes.scripted import script_for
+from harnesspro.run.context import RunContext
+from harnesspro.run.disclosure import improver_inputs
+from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.runtime import bundle_task
 from tests.conftest import SCRIPTED_PRICE, tiny_config

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro import journal
 from harnesspro.cli import main
-from harnesspro.context import RunContext
+from harnesspro.core import journal
+from harnesspro.core.records import Candidate, Plan
 from harnesspro.editor.apply import apply_plan, catalog_edit
+from harnesspro.evolution.strategies import STRATEGIES
 from harnesspro.mechanisms.edits import extra_prompt, set_keys
-from harnesspro.records import Candidate, Plan
-from harnesspro.strategies import STRATEGIES
+from harnesspro.run.context import RunContext
 from tests.conftest import tiny_config
 
 pytestmark = pytest.mark.slow

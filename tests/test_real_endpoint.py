@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from harnesspro.config import ModelConfig, Price
-from harnesspro.context import seed_template
-from harnesspro.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.core.config import ModelConfig, Price
+from harnesspro.core.records import RolloutSpec
+from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.harness.validate import SMOKE_TASK
-from harnesspro.records import RolloutSpec
-from harnesspro.rollout import RolloutInputs, run_rollout
+from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import folder_files, load_task
 from harnesspro.tasks.runtime import bundle_task
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.config import ConfigError, load_config
-from harnesspro.metrics import covering
-from harnesspro.refresh import trade
+from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.metrics import covering
+from harnesspro.evolution.refresh import trade
 from tests.conftest import tiny_config
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harnesspro.records import Candidate, Score
+from harnesspro.core.money import dollars, relative
+from harnesspro.core.records import Candidate, Score
 from harnesspro.reports import levers
 from harnesspro.reports.budget import budget_report, write_budget
 from harnesspro.reports.costs import epoch_costs, run_costs, write_csv
-from harnesspro.reports.money import dollars, relative
 from harnesspro.reports.pareto_plot import front_frame
 
 NAN = float("nan")

@@ -71,10 +71,10 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
     kill there leaves it resumable (and the dashboard does not say complete meanwhile)."""
     from rich.console import Console
 
-    from harnesspro import evolution
-    from harnesspro.config import load_config
-    from harnesspro.context import RunContext
-    from harnesspro.runfolder import RunFolder
+    from harnesspro.core.config import load_config
+    from harnesspro.evolution import loop as evolution
+    from harnesspro.run.context import RunContext
+    from harnesspro.run.folder import RunFolder
 
     evaluation = {"validation_rollouts": 0, "attempts": 1}
     settings = {"epochs": 0, "rollouts_per_task": 1}

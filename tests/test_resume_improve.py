@@ -14,11 +14,11 @@ from pathlib import Path
 import git
 import pytest
 
-from harnesspro import journal
-from harnesspro.context import seed_template
+from harnesspro.core import journal
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import Candidate, Plan
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.ledger import Ledger
-from harnesspro.records import Candidate, Plan
+from harnesspro.run.context import seed_template
 from tests.conftest import built_once, run_own_group, tiny_config
 
 # Runs `harnesspro evolve` in this process with two hooks: it counts planning steps and edit
@@ -28,8 +28,8 @@ RUNNER = """
 import json, os, signal, sys
 from harnesspro import cli, improve
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.strategies import nsga2
-from harnesspro.ledger import Ledger
+from harnesspro.evolution.strategies import nsga2
+from harnesspro.core.ledger import Ledger
 
 point, calls_file, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
 calls = {"make_plans": 0, "start_candidate": 0, "offspring_plans": 0}

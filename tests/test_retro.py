@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.context import seed_template
 from harnesspro.harness.validate import validate_harness
 from harnesspro.retro.run import diagnose
 from harnesspro.retro.sessions import HarnessProChat, MiniSweAgent, read_sessions
+from harnesspro.run.context import seed_template
 
 BIG = "line\n" * 600  # 3,000 characters: a long tool output
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from harnesspro.context import seed_template
-from harnesspro.rollout import run_rollout
+from harnesspro.execution.rollout import run_rollout
+from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import folder_files
 from tests.conftest import builtin_task, inputs_for
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.runfolder import lock_folder
+from harnesspro.run.folder import lock_folder
 from tests.conftest import tiny_config, wait_for_file
 
 HOLD = (
-    "import sys; from pathlib import Path; from harnesspro.runfolder import lock_folder; "
+    "import sys; from pathlib import Path; from harnesspro.run.folder import lock_folder; "
     "lock_folder(Path(sys.argv[1])); print('locked', flush=True); sys.stdin.read()"
 )
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.cgroup import SandboxCgroup
 from harnesspro.sandbox import Bubblewrap, Limits
-from harnesspro.snapshot import take
+from harnesspro.sandbox.cgroup import SandboxCgroup
+from harnesspro.sandbox.snapshot import take
 
 GIB = 1024**3
 # Three processes each touching 1.5 GiB: under a 2 GiB per-process address-space cap each

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnesspro.ledger import plan_of
+from harnesspro.core.ledger import plan_of
+from harnesspro.core.records import Plan
 from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.planner.llm import PlannerReply, to_plan
-from harnesspro.records import Plan
 from tests.conftest import llm_run
 
 

@@ -7,10 +7,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from harnesspro.rollout import write_tree
-from harnesspro.runfolder import RunFolder
+from harnesspro.execution.rollout import write_tree
+from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.snapshot import Snapshot, load, save, take
+from harnesspro.sandbox.snapshot import Snapshot, load, save, take
 
 
 def make_workspace(root: Path) -> None:

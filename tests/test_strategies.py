@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import ConfigError, load_config
-from harnesspro.racing import dominated_whp
-from harnesspro.selection import best_pass
-from harnesspro.strategies import STRATEGIES, make_strategy
+from harnesspro.core.config import ConfigError, load_config
+from harnesspro.evaluation.racing import dominated_whp
+from harnesspro.evolution.strategies import STRATEGIES, make_strategy
+from harnesspro.selection.select import best_pass
 from harnesspro.testsynth.judge import judge
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from harnesspro.config import RunConfig
-from harnesspro.engine import rollout_key
-from harnesspro.ledger import Ledger
-from harnesspro.taskkeys import keyed_hashes
+from harnesspro.core.config import RunConfig
+from harnesspro.core.ledger import Ledger
+from harnesspro.evaluation.engine import rollout_key
+from harnesspro.tasks.keys import keyed_hashes
 from harnesspro.tasks.loader import TaskError, load_task
 from tests.conftest import builtin_task
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from harnesspro.cli.tasks import register
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.commands import register
 from harnesspro.tasks.loader import (
     TaskError,
     load_suite,
@@ -191,8 +191,8 @@ def test_tasks_validate_command_exit_codes(
 def test_a_task_without_reference_is_unproven_until_a_recorded_rollout_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harnesspro.ledger import Ledger
-    from harnesspro.records import RolloutResult, RolloutSpec, Usage
+    from harnesspro.core.ledger import Ledger
+    from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
 
     suite = tmp_path / "suite"
     harbor_task(suite)

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from harnesspro.config import load_config
-from harnesspro.context import RunContext
-from harnesspro.records import RolloutResult, RolloutSpec, Usage
-from harnesspro.rollout import write_tree
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.config import load_config
+from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.execution.rollout import write_tree
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Bubblewrap, Mount, SandboxResult
-from harnesspro.snapshot import Snapshot, take
+from harnesspro.sandbox.snapshot import Snapshot, take
 from harnesspro.tasks.loader import builtin_suite_dir, load_suite, reference_steps, workspace_files
 from harnesspro.testsynth import facts
 from harnesspro.testsynth.facts import Reading, command_facts, read_instruction
@@ -165,7 +165,7 @@ BUILTIN = load_suite("builtin")
 def test_no_builtin_task_passes_vacuously(task: object) -> None:
     """Seeds that did the reference work give a test the reference passes and doing nothing
     fails (every built-in task is scorable)."""
-    from harnesspro.records import Task
+    from harnesspro.core.records import Task
 
     assert isinstance(task, Task)
     sandbox = Bubblewrap()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.gateway.chatlog import ChatLog, assemble, conversation
+from harnesspro.execution.gateway.chatlog import ChatLog, assemble, conversation
 
 
 def ledger_rows(run_dir: Path, split: str) -> dict[str, tuple[object, ...]]:

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harnesspro.pareto import non_dominated
-from harnesspro.uncertainty import (
+from harnesspro.core.pareto import non_dominated
+from harnesspro.core.uncertainty import (
     bootstrap,
     nondominated_share,
     percentile_interval,

@@ -19,19 +19,19 @@ from openai import DefaultHttpxClient, OpenAI
 from plotly.offline import get_plotlyjs
 
 from harnesspro.cli import main
-from harnesspro.config import ModelConfig
-from harnesspro.cost_axis import axis_of, value_on
-from harnesspro.gateway.budget import RolloutBudget
-from harnesspro.gateway.fake_provider import fake_provider
-from harnesspro.gateway.server import Gateway
-from harnesspro.ledger import Ledger
-from harnesspro.metrics import candidate_scores
-from harnesspro.records import Candidate, Usage, total_usage
+from harnesspro.core.config import ModelConfig
+from harnesspro.core.cost_axis import axis_of, value_on
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.metrics import candidate_scores
+from harnesspro.core.records import Candidate, Usage, total_usage
+from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.gateway.server import Gateway
+from harnesspro.execution.rollout import run_rollout
+from harnesspro.fakes.provider import fake_provider
 from harnesspro.reports import figures, frames
 from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import CALL_AXIS, front_frame, x_title
 from harnesspro.reports.rundata import load_run
-from harnesspro.rollout import run_rollout
 from harnesspro.tasks.loader import folder_files
 from tests.conftest import (
     FAKE_PRICE,

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.config import LatencyConfig, ModelConfig
-from harnesspro.context import seed_template
-from harnesspro.rollout import run_rollout
-from harnesspro.snapshot import SnapshotLimit, take
+from harnesspro.core.config import LatencyConfig, ModelConfig
+from harnesspro.execution.rollout import run_rollout
+from harnesspro.run.context import seed_template
+from harnesspro.sandbox.snapshot import SnapshotLimit, take
+from harnesspro.sandbox.untrusted import read_regular, remove_tree, tree_size, walk
 from harnesspro.tasks.loader import folder_files
-from harnesspro.untrusted import read_regular, remove_tree, tree_size, walk
 from tests.conftest import builtin_task, inputs_for
 
 LINK = "folder-of-a-very-deep-chain"  # 27 characters: 1,500 of them pass the 4,096 path limit

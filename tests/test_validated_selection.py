@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from conftest import tiny_config
 
-from harnesspro import evolution
 from harnesspro.cli import main
-from harnesspro.config import ConfigError, load_config
-from harnesspro.engine import Evaluated
-from harnesspro.records import Score
-from harnesspro.selection import Selected
-from harnesspro.validation_scores import pool
+from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.records import Score
+from harnesspro.evaluation.engine import Evaluated
+from harnesspro.evolution import loop as evolution
+from harnesspro.run.validation_scores import pool
+from harnesspro.selection.select import Selected
 
 
 def score(cid: str, pass_rate: float, cost: float, n: int = 8) -> Score:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnesspro.evaluate import failed_verdicts
-from harnesspro.ledger import Ledger
-from harnesspro.records import RolloutResult, RolloutSpec, Usage, VerifierEvidence
-from harnesspro.runfolder import RunFolder
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import RolloutResult, RolloutSpec, Usage, VerifierEvidence
+from harnesspro.evaluation.heldout import failed_verdicts
+from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.runtime import failure_reason, telling_line
 from harnesspro.tasks.verify import VerifierResult
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harnesspro.context import runnable_tasks
-from harnesspro.records import Task
+from harnesspro.core.records import Task
+from harnesspro.run.context import runnable_tasks
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks import verify
 from harnesspro.tasks.loader import load_task

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from harnesspro.inputs import ImproverInputs
-    from harnesspro.records import Diagnosis
+    from harnesspro.core.records import Diagnosis
+    from harnesspro.improvers.inputs import ImproverInputs
 
 Fallbacks = dict[str, str]
 """Parent candidate id -> why a role fell back to its offline mode for it."""

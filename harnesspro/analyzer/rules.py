@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harnesspro.records import Diagnosis, Trace
+from harnesspro.core.records import Diagnosis, Trace
 
 LONG_OUTPUT_CHARS = 1500
 READ_ONLY = ("ls", "cat", "head", "tail", "wc")

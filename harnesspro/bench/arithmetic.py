@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harnesspro import pareto
+from harnesspro.core import pareto
 
 Point = tuple[float, float]  # (pass rate, cost per task)
 

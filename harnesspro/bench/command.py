@@ -9,8 +9,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.config import ConfigError, RayConfig, load_config
-from harnesspro.strategies import STRATEGIES
+from harnesspro.bench import report
+from harnesspro.bench.runner import exhaustive_points, run_variant, variants
+from harnesspro.core.config import ConfigError, RayConfig, load_config
+from harnesspro.evaluation.engine import ensure_ray
+from harnesspro.evolution.strategies import STRATEGIES
+from harnesspro.sandbox import Bubblewrap
 
 DEFAULT_CONFIG = Path("configs/bench.yaml")
 
@@ -54,8 +58,6 @@ def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
     which is our fault, not a strategy's, so it is retried before any run begins."""
     import ray
 
-    from harnesspro.engine import ensure_ray
-
     for attempt in range(attempts):
         try:
             ensure_ray(ray_config)
@@ -69,9 +71,6 @@ def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     # Imported here: the runner and report pull in the whole search and plotly, which every
     # other `harnesspro` command would otherwise pay for at start-up.
-    from harnesspro.bench import report
-    from harnesspro.bench.runner import exhaustive_points, run_variant, variants
-    from harnesspro.sandbox import Bubblewrap
 
     base = load_config(args.config, args.set)
     seeds = parse_seeds(args.profile_seeds)

@@ -12,15 +12,18 @@ from typing import Any
 import pandas as pd
 from rich.console import Console
 
-from harnesspro.config import ConfigError, RunConfig, apply_override
-from harnesspro.context import SEED_ID, RunContext
-from harnesspro.engine import evaluate
-from harnesspro.evaluate import held_out_frame, summarise
-from harnesspro.evolution import run_evolution
-from harnesspro.metrics import search_rollouts
-from harnesspro.policies.profile import sample_profile
-from harnesspro.runfolder import RunFolder
-from harnesspro.strategies import STRATEGIES
+from harnesspro.core.config import ConfigError, RunConfig, apply_override
+from harnesspro.core.metrics import search_rollouts
+from harnesspro.core.records import Plan
+from harnesspro.editor.apply import apply_plan
+from harnesspro.evaluation.engine import evaluate
+from harnesspro.evaluation.heldout import held_out_frame, summarise
+from harnesspro.evolution.loop import run_evolution
+from harnesspro.evolution.strategies import STRATEGIES
+from harnesspro.fakes.behaviour import sample_profile
+from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.run.context import SEED_ID, RunContext
+from harnesspro.run.folder import RunFolder
 
 MODES = ("seed", "lite", "medium", "heavy")
 
@@ -143,9 +146,6 @@ def exhaustive_points(
     """The documented lever subset - the seed and each catalog mechanism alone - evaluated
     on the test split (K attempts, official tests): extra points for the reference front,
     by harness ("seed" or the mechanism's name)."""
-    from harnesspro.editor.apply import apply_plan
-    from harnesspro.mechanisms.catalog import CATALOG
-    from harnesspro.records import Plan
 
     config = variant_config(
         base, Variant("exhaustive", "harnesspro"), profile, out / "rollout-cache.sqlite"

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from harnesspro.core.records import Candidate, Plan
     from harnesspro.editor.apply import Edit
     from harnesspro.harness.repo import HarnessRepo
-    from harnesspro.records import Candidate, Plan
 
 
 class Editor(Protocol):

@@ -17,13 +17,13 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnesspro.config import ImproverConfig
+from harnesspro.core.config import ImproverConfig
+from harnesspro.core.records import Plan
+from harnesspro.execution.rollout import FORWARDER, GATEWAY_PORT
+from harnesspro.improvers.account import SearchAccount, SearchUnavailable
+from harnesspro.improvers.ask import load_prompt, render
 from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.records import Plan
-from harnesspro.rollout import FORWARDER, GATEWAY_PORT
 from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
-from harnesspro.search.account import SearchAccount, SearchUnavailable
-from harnesspro.search.ask import load_prompt, render
 
 PROMPT = "editor.v2"
 EDIT_AGENT = Path(__file__).with_name("agent.py")

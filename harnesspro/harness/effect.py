@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from harnesspro.records import RolloutResult
+from harnesspro.core.records import RolloutResult
 
 EVENT_FIELDS = {
     "hook": ("name",),

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import yaml
 
-from harnesspro.config import ModelConfig, Price
-from harnesspro.fsnames import raw
-from harnesspro.policies.scripted import script_for
-from harnesspro.records import RolloutResult, RolloutSpec
-from harnesspro.rollout import RolloutInputs, requirements_problem, run_rollout
+from harnesspro.core.config import ModelConfig, Price
+from harnesspro.core.fsnames import raw
+from harnesspro.core.records import RolloutResult, RolloutSpec
+from harnesspro.execution.rollout import RolloutInputs, requirements_problem, run_rollout
+from harnesspro.fakes.scripted import script_for
 from harnesspro.tasks.loader import folder_files, load_task
 from harnesspro.tasks.runtime import bundle_task
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from harnesspro.analyzer import Fallbacks
-    from harnesspro.inputs import ImproverInputs
-    from harnesspro.records import Diagnosis, Plan
+    from harnesspro.core.records import Diagnosis, Plan
+    from harnesspro.improvers.inputs import ImproverInputs
 
 
 class Planner(Protocol):

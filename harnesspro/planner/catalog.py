@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harnesspro.cost_axis import axis_of, value_on
+from harnesspro.core.cost_axis import axis_of, value_on
+from harnesspro.core.money import dollars
+from harnesspro.core.records import DIRECTIVES, Candidate, Directive, Plan, Score
 from harnesspro.mechanisms.catalog import BUNDLE_SEP, CATALOG, Mechanism, bundle_name
 from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, Prediction, blend
 from harnesspro.planner.exploration import Exploration
-from harnesspro.records import DIRECTIVES, Candidate, Directive, Plan, Score
-from harnesspro.reports.money import dollars
 
 RELEVANCE_FLOOR = 0.25  # a mechanism still does something where its problem was not seen
 MAX_PASS_LOSS = 0.02  # cost-first accepts at most this predicted loss of pass rate
@@ -170,7 +170,7 @@ def plan_for(
 def check_prediction(plan: Plan, parent: Score, child: Score) -> tuple[float, float, bool]:
     """Measured (d_pass, relative d_cost) and whether the predicted directions held; when a
     cost is unknown (unpriced model) tokens per task stand in for it, and model calls per task
-    when token counts are unknown too (`harnesspro.cost_axis`)."""
+    when token counts are unknown too (`harnesspro.core.cost_axis`)."""
     d_pass = child.pass_rate - parent.pass_rate
     axis = axis_of({"parent": parent, "child": child})
     before, after = value_on(parent, axis), value_on(child, axis)

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from harnesspro.inputs import Lesson
+from harnesspro.improvers.inputs import Lesson
 from harnesspro.mechanisms.catalog import Mechanism, members
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harnesspro.records import Effect, Plan
+from harnesspro.core.records import Effect, Plan
 
 NEGLIGIBLE_PASS = 0.01  # a pass-rate change smaller than one point is no effect
 NEGLIGIBLE_COST = 0.02  # nor is a cost change under 2%

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.atomic import write_text_atomic
+from harnesspro.core.atomic import write_text_atomic
 
 
 @dataclass(frozen=True)

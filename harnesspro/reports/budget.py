@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.atomic import write_text_atomic
-from harnesspro.metrics import on_split, search_rollouts
+from harnesspro.core.atomic import write_text_atomic
+from harnesspro.core.metrics import on_split, search_rollouts
 
 
 @dataclass(frozen=True)

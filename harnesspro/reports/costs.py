@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.metrics import TOKEN_COLUMNS, known_sum, row_tokens
+from harnesspro.core.metrics import TOKEN_COLUMNS, known_sum, row_tokens
 
 PARTS = [*TOKEN_COLUMNS, "reasoning"]
 COUNTS = [*PARTS, "tokens"]

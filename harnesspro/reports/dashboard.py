@@ -13,10 +13,10 @@ from typing import Any
 import pandas as pd
 from plotly.offline import get_plotlyjs
 
+from harnesspro.core.money import dollars, tokens
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports import figures, frames
 from harnesspro.reports.agreement import agreement_by_split
-from harnesspro.reports.money import dollars, tokens
 from harnesspro.reports.rundata import RunData, load_run
 
 DIFF_CAP = 20_000  # characters of a candidate's diff kept in the page

@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from harnesspro.atomic import atomic_path
+from harnesspro.core.atomic import atomic_path
 from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import draw_front, front_frame
+from harnesspro.run.context import SEED_ID
 
 if TYPE_CHECKING:
-    from harnesspro.context import RunContext
-    from harnesspro.records import Score
-    from harnesspro.selection import Selected
-    from harnesspro.uncertainty import Uncertainty
+    from harnesspro.core.records import Score
+    from harnesspro.core.uncertainty import Uncertainty
+    from harnesspro.run.context import RunContext
+    from harnesspro.selection.select import Selected
 
 
 def write_epoch_reports(
@@ -24,7 +25,6 @@ def write_epoch_reports(
     validation: Mapping[str, Score] | None = None,
 ) -> None:
     """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv}."""
-    from harnesspro.context import SEED_ID
 
     folder = ctx.run.reports(selected.epoch)
     folder.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from harnesspro.cost_axis import UNITS
+from harnesspro.core.cost_axis import UNITS
 from harnesspro.reports.pareto_plot import front_layout, front_traces
 
 DIRECTIVE_COLOURS = {

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 from rich.table import Table
 
-from harnesspro.atomic import atomic_path, write_text_atomic
-from harnesspro.evaluate import FinalReport
-from harnesspro.reports.money import dollars, tokens
+from harnesspro.core.atomic import atomic_path, write_text_atomic
+from harnesspro.core.money import dollars, tokens
+from harnesspro.evaluation.heldout import FinalReport
 
 
 def _clean(value: object) -> object:

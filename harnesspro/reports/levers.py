@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
+from harnesspro.core.metrics import on_split, scored
 from harnesspro.mechanisms.catalog import CATALOG, LEVERS
-from harnesspro.metrics import on_split, scored
 
 VERDICTS = ("helped", "hurt", "no effect", "confounded", "unmeasured")
 

@@ -6,7 +6,7 @@ heavy are ringed and labelled; every other point is named on hover and in the si
 labels never pile up. The front is a step line: between two front points only the cheaper
 one's pass rate is reachable. When any cost is unknown (an unpriced model) the x axis is
 tokens per task for every candidate, or model calls per task when token counts are unknown
-too (`harnesspro.cost_axis`), and says so.
+too (`harnesspro.core.cost_axis`), and says so.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from harnesspro import pareto
-from harnesspro.atomic import atomic_path
-from harnesspro.cost_axis import TITLES, axis_of, value_on
-from harnesspro.records import Candidate, Score
-from harnesspro.reports.money import dollars, tokens
-from harnesspro.uncertainty import Uncertainty
+from harnesspro.core import pareto
+from harnesspro.core.atomic import atomic_path
+from harnesspro.core.cost_axis import TITLES, axis_of, value_on
+from harnesspro.core.money import dollars, tokens
+from harnesspro.core.records import Candidate, Score
+from harnesspro.core.uncertainty import Uncertainty
 
 NAN = float("nan")
 ROLES = ("survivor", "below seed", "dominated")

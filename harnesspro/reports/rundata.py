@@ -9,9 +9,9 @@ from typing import Any
 
 import pandas as pd
 
-from harnesspro.config import ConfigError, RunConfig, load_config
-from harnesspro.ledger import Ledger
-from harnesspro.profiles import RunNotFound
+from harnesspro.core.config import ConfigError, RunConfig, load_config
+from harnesspro.core.ledger import Ledger
+from harnesspro.run.operating_points import RunNotFound
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harnesspro.analyzer.rules import prevalence
-from harnesspro.config import ConfigError, RunConfig
+from harnesspro.core.config import ConfigError, RunConfig
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import Candidate, Diagnosis, Plan, Score
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.inputs import ImproverInputs
-from harnesspro.ledger import Ledger
-from harnesspro.records import Candidate, Diagnosis, Plan, Score
+from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.retro.sessions import Session
-from harnesspro.roles import CatalogImprover, Improver, LLMImprover
-from harnesspro.search.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.roles.dispatch import CatalogImprover, Improver, LLMImprover
 
 VERDICT_KINDS = ("task_failures", "unrecovered_errors")
 RETRO_ID = "retro"

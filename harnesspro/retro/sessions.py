@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from harnesspro.gateway.chatlog import conversation
-from harnesspro.records import Trace, Usage, total_usage
+from harnesspro.core.records import Trace, Usage, total_usage
+from harnesspro.execution.gateway.chatlog import conversation
 
 FENCE = re.compile(r"```(?:bash|sh)?\n(.*?)```", re.S)
 OUTPUT_CHARS = 2000  # what the seed harness keeps of a tool result in its trajectory

@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap, Sandbox, SandboxUnavailable
 from harnesspro.tasks.dockerfile import DEFAULT_SHELL, BuildStep, Environment
 from harnesspro.tasks.layout import Layout, lay_out

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.sandbox import SYSTEM_DIRS, Mount, python_dirs, sandbox_path
 from harnesspro.tasks.dockerfile import Copy, Environment
 from harnesspro.tasks.loader import TaskError, TaskFiles, task_files

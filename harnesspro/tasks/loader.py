@@ -14,10 +14,10 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
+from harnesspro.core.yamlload import YamlTooLarge, load_bounded
 from harnesspro.tasks.dockerfile import declared_workdir
 from harnesspro.tasks.taskmeta import HarborMeta, TerminalBenchMeta, describe
-from harnesspro.yamlload import YamlTooLarge, load_bounded
 
 TaskLayout = Literal["harbor", "terminal-bench"]
 M = TypeVar("M", bound=BaseModel)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.tasks.loader import Suite, TaskError, suite_dir, suite_parts
 from harnesspro.tasks.splits import Splits
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harnesspro.records import Task, VerifierEvidence
+from harnesspro.core.records import Task, VerifierEvidence
 from harnesspro.sandbox import Sandbox
 from harnesspro.tasks.buildsteps import BuildError
 from harnesspro.tasks.dockerfile import NeedsContainer

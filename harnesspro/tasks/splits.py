@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.tasks.coreset import select_coreset
 
 

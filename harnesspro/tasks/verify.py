@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from harnesspro.records import Task
+from harnesspro.core.records import Task
 from harnesspro.sandbox import SYSTEM_DIRS, Mount, Sandbox, SandboxResult, python_dirs
+from harnesspro.sandbox.untrusted import NotAFile, read_text, remove_tree
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
 from harnesspro.tasks.dockerfile import (
     Copy,
@@ -27,7 +28,6 @@ from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
 from harnesspro.tasks.ospackages import PackageError, ensure_layer
 from harnesspro.tasks.testscript import called_commands
 from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
-from harnesspro.untrusted import NotAFile, read_text, remove_tree
 
 OUTPUT_TAIL = 4000
 REWARD_FILES = ("reward.txt", "reward.json")

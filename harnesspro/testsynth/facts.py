@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harnesspro.fsnames import raw
+from harnesspro.core.fsnames import raw
 from harnesspro.sandbox import Mount, Sandbox
-from harnesspro.snapshot import Snapshot, as_snapshot
-from harnesspro.snapshot import write as write_snapshot
+from harnesspro.sandbox.snapshot import Snapshot, as_snapshot
+from harnesspro.sandbox.snapshot import write as write_snapshot
 from harnesspro.testsynth.formats import Strictness, canonical, keys, kind_of, parses
 
 BACKTICKED = re.compile(r"`([^`\n]+)`")

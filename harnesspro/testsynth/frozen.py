@@ -17,11 +17,11 @@ import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from harnesspro.context import SEED_ID, RunContext
-from harnesspro.disclosure import synthesizer_inputs
+from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.run.context import SEED_ID, RunContext
+from harnesspro.run.disclosure import synthesizer_inputs
 from harnesspro.sandbox import Limits, Sandbox, make_sandbox
-from harnesspro.search.account import SearchAccount, improver_price, make_improver_upstream
-from harnesspro.snapshot import Snapshot
+from harnesspro.sandbox.snapshot import Snapshot
 from harnesspro.testsynth.judge import judge
 from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize

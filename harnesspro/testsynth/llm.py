@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from harnesspro.improvers.account import SearchAccount
+from harnesspro.improvers.ask import ask_json, load_prompt, render
 from harnesspro.sandbox import Mount, Sandbox, SandboxResult
-from harnesspro.search.account import SearchAccount
-from harnesspro.search.ask import ask_json, load_prompt, render
-from harnesspro.snapshot import write as write_snapshot
+from harnesspro.sandbox.snapshot import write as write_snapshot
 
 PROMPT = "synthesizer.v1"
 TEST_TIMEOUT_S = 60.0

@@ -1,0 +1,470 @@
+"""The SQLite run ledger: the only place that knows SQL. Only the driver writes it."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harnesspro.core.records import (
+    Candidate,
+    Diagnosis,
+    Effect,
+    ModelCall,
+    Plan,
+    RolloutResult,
+    RolloutSpec,
+    Usage,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS candidates (
+  id TEXT PRIMARY KEY, commit_sha TEXT, tree TEXT UNIQUE, parent TEXT, directive TEXT,
+  mechanism TEXT, epoch INTEGER, created REAL);
+CREATE TABLE IF NOT EXISTS rollouts (
+  key TEXT PRIMARY KEY, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
+  status TEXT, pass INTEGER, official_pass INTEGER, uncached_input INTEGER,
+  cached_input INTEGER, cache_write INTEGER, output INTEGER, reasoning INTEGER, cost REAL,
+  latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT,
+  verifier_reason TEXT);
+CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
+CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
+CREATE TABLE IF NOT EXISTS selections (
+  epoch INTEGER, mode TEXT, candidate_id TEXT, pass_rate REAL, cost REAL, j REAL,
+  PRIMARY KEY (epoch, mode));
+CREATE TABLE IF NOT EXISTS diagnoses (
+  epoch INTEGER, candidate_id TEXT, task_id TEXT, kind TEXT, count INTEGER, of INTEGER,
+  effect_pass REAL, effect_cost REAL, evidence TEXT);
+CREATE TABLE IF NOT EXISTS plans (
+  epoch INTEGER, parent_id TEXT, directive TEXT, mechanism TEXT, rationale TEXT,
+  predicted_pass REAL, predicted_cost REAL, child_id TEXT, note TEXT,
+  PRIMARY KEY (epoch, parent_id, directive, mechanism));
+CREATE TABLE IF NOT EXISTS intervals (
+  epoch INTEGER, candidate_id TEXT, pass_lo REAL, pass_hi REAL, cost_lo REAL, cost_hi REAL,
+  p_nondominated REAL, PRIMARY KEY (epoch, candidate_id));
+CREATE TABLE IF NOT EXISTS journal (
+  epoch INTEGER, step TEXT, value TEXT, created REAL, PRIMARY KEY (epoch, step));
+CREATE TABLE IF NOT EXISTS discarded (
+  key TEXT, try INTEGER, candidate_id TEXT, task_id TEXT, attempt INTEGER, epoch INTEGER,
+  split TEXT, status TEXT, uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER,
+  output INTEGER, reasoning INTEGER, cost REAL, n_calls INTEGER, reason TEXT, created REAL,
+  PRIMARY KEY (key, try));
+CREATE TABLE IF NOT EXISTS compositions (
+  epoch INTEGER, parent_id TEXT, outcome TEXT, children TEXT, candidate_id TEXT, why TEXT,
+  PRIMARY KEY (epoch, parent_id));
+CREATE TABLE IF NOT EXISTS search_calls (
+  epoch INTEGER, role TEXT, attempt INTEGER, model TEXT, status INTEGER, retries INTEGER,
+  uncached_input INTEGER, cached_input INTEGER, cache_write INTEGER, output INTEGER,
+  reasoning INTEGER, cost REAL, latency_s REAL, note TEXT, created REAL);
+"""
+
+# Columns added after a table was first released: (table, column, type), added on open.
+MIGRATIONS = [
+    ("rollouts", "split", "TEXT"),
+    ("rollouts", "verifier_reason", "TEXT"),
+    *((("plans", c, t) for c, t in (
+        ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
+        ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
+        ("verdict", "TEXT"), ("verdict_why", "TEXT"), ("scope", "TEXT"),
+    ))),
+]  # fmt: skip
+
+ROLLOUT_COLUMNS = (
+    "key, candidate_id, task_id, attempt, epoch, status, pass, official_pass, uncached_input, "
+    "cached_input, cache_write, output, reasoning, cost, latency_s, n_calls, artifacts, created, "
+    "reason, split, verifier_reason"
+)
+
+
+LEDGER_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+"""A database holding tables but none of these is some other program's."""
+
+
+class LedgerDamaged(Exception):
+    """ledger.sqlite is not a HarnessPro ledger or is damaged; the message is one sentence."""
+
+
+def recognise(db: sqlite3.Connection, path: Path) -> None:
+    """Raise LedgerDamaged unless `db` is empty or a sound HarnessPro ledger. A busy or full
+    database is not damage: those errors pass through as they are."""
+    try:
+        problems = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
+        names = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {str(row[0]) for row in names}
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in str(exc) or "full" in str(exc)
+        ):
+            raise
+        why = str(exc)
+    else:
+        if problems != ["ok"]:
+            why = problems[0]
+        elif tables and not tables & LEDGER_TABLES:
+            why = f"it holds other tables ({', '.join(sorted(tables)[:3])})"
+        else:
+            return
+    raise LedgerDamaged(
+        f"{path} is not a HarnessPro ledger or is damaged: {why}; restore it from a copy, or "
+        "pass another run folder."
+    )
+
+
+def usage_row(u: Usage | None) -> tuple[int | None, ...]:
+    """The five token columns; all NULL when the usage is unknown (never 0)."""
+    if u is None:
+        return (None,) * 5
+    return (u.uncached_input, u.cached_input, u.cache_write, u.output, u.reasoning)
+
+
+class Ledger:
+    """Typed reads and writes over one run's ledger.sqlite (WAL mode)."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path)
+        try:
+            recognise(self.db, path)
+        except BaseException:
+            self.db.close()
+            raise
+        self.db.execute("PRAGMA journal_mode=WAL")
+        # No fsync per commit (WAL stays consistent; a power cut may lose the last rows, whose
+        # rollouts a resumed run then redoes): a commit per finished rollout must stay cheap.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        self._migrate()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _migrate(self) -> None:
+        """Add columns that ledgers written by earlier versions lack, and re-key their plans."""
+        self._rekey_plans()
+        for table, column, kind in MIGRATIONS:
+            present = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                with self.db:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+    def _rekey_plans(self) -> None:
+        """Ledgers written before plans were keyed by mechanism too kept one plan per parent and
+        directive (random and nsga2 plan several "balanced" ones): rebuild the table with the
+        current key, rows kept. SQLite cannot change a primary key in place."""
+        old = {row[1]: (row[2], row[5]) for row in self.db.execute("PRAGMA table_info(plans)")}
+        if old["mechanism"][1] > 0:  # part of the key already
+            return
+        create = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS plans") :].split(";")[0]
+        columns = ", ".join(old)
+        with self.db:  # one transaction (DDL included): a kill leaves the old table whole
+            self.db.execute("BEGIN")
+            self.db.execute("ALTER TABLE plans RENAME TO plans_before_rekey")
+            self.db.execute(create)
+            new = {row[1] for row in self.db.execute("PRAGMA table_info(plans)")}
+            for column, (kind, _) in old.items():
+                if column not in new:
+                    self.db.execute(f"ALTER TABLE plans ADD COLUMN {column} {kind}")
+            self.db.execute(
+                f"INSERT INTO plans ({columns}) SELECT {columns} FROM plans_before_rekey"
+            )
+            self.db.execute("DROP TABLE plans_before_rekey")
+
+    def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        with self.db:
+            self.db.executemany(sql, rows)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._write("INSERT OR REPLACE INTO meta VALUES (?, ?)", [(key, value)])
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def add_candidate(self, c: Candidate) -> None:
+        row = (c.id, c.commit, c.tree, c.parent, c.directive, c.mechanism, c.epoch, time.time())
+        self._write("INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [row])
+
+    def record_edit(
+        self,
+        epoch: int,
+        step: str,
+        plan: Plan,
+        made: Candidate | None,
+        child: str | None,
+        note: str,
+    ) -> None:
+        """One plan's edit in one transaction: its new candidate `made` (if any), its plan row
+        (child id and note) and the journal's `step`, so a crash leaves all or none of them."""
+        with self.db:
+            if made is not None:
+                self.db.execute(
+                    "INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (made.id, made.commit, made.tree, made.parent, made.directive,
+                     made.mechanism, made.epoch, time.time()),
+                )  # fmt: skip
+            self.db.execute(*self._plan_row(epoch, plan, child, note))
+            self.db.execute(
+                "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?)",
+                (epoch, step, json.dumps({"child": child, "note": note}), time.time()),
+            )
+
+    def candidates(self) -> list[Candidate]:
+        rows = self.db.execute(
+            "SELECT id, commit_sha, tree, parent, directive, mechanism, epoch FROM candidates "
+            "ORDER BY id"
+        ).fetchall()
+        return [Candidate(*row) for row in rows]
+
+    def record_rollout(
+        self, spec: RolloutSpec, result: RolloutResult, artifacts: str, split: str = "coreset"
+    ) -> None:
+        """One finished rollout; `split` says which task split it ran on."""
+        official = None if result.official_pass is None else int(result.official_pass)
+        row = (
+            spec.key,
+            spec.candidate_id,
+            spec.task_id,
+            spec.attempt,
+            spec.epoch,
+            result.status,
+            None,
+            official,
+            *usage_row(result.usage),
+            result.cost,
+            result.latency_s,
+            result.n_calls,
+            artifacts,
+            time.time(),
+            result.reason,
+            split,
+            # One line on the official verdict (why it failed), for `eval` and the dashboard.
+            result.verifier.reason if result.verifier else None,
+        )
+        placeholders = ", ".join("?" * len(row))
+        self._write(
+            f"INSERT OR REPLACE INTO rollouts ({ROLLOUT_COLUMNS}) VALUES ({placeholders})", [row]
+        )
+
+    def record_discarded(
+        self, spec: RolloutSpec, result: RolloutResult, split: str, tried: int
+    ) -> None:
+        """A rollout attempt that ended in an infrastructure error and is run again: never
+        scored, but its spend is real and counts against the caps."""
+        row = (
+            spec.key, tried, spec.candidate_id, spec.task_id, spec.attempt, spec.epoch, split,
+            result.status, *usage_row(result.usage), result.cost, result.n_calls, result.reason,
+            time.time(),
+        )  # fmt: skip
+        placeholders = ", ".join("?" * len(row))
+        self._write(f"INSERT OR REPLACE INTO discarded VALUES ({placeholders})", [row])
+
+    def discarded(self) -> pd.DataFrame:
+        """Every discarded (re-run) rollout attempt and what it spent."""
+        return pd.read_sql_query("SELECT * FROM discarded ORDER BY created", self.db)
+
+    def journal(self, epoch: int, step: str, value: str) -> None:
+        """Record that `step` of `epoch` finished, with what it produced (JSON text), so a
+        resumed run reuses it instead of doing the step again."""
+        self._write(
+            "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?)",
+            [(epoch, step, value, time.time())],
+        )
+
+    def journaled(self, epoch: int, step: str) -> str | None:
+        """What a finished step of `epoch` produced, or None when it has not finished."""
+        row = self.db.execute(
+            "SELECT value FROM journal WHERE epoch = ? AND step = ?", (epoch, step)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def rollout_keys(self) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT key FROM rollouts")}
+
+    def set_passes(self, verdicts: dict[str, bool]) -> None:
+        self._write(
+            "UPDATE rollouts SET pass = ? WHERE key = ?",
+            [(int(v), k) for k, v in verdicts.items()],
+        )
+
+    def search_dollars(self) -> float:
+        """Known target-model dollars of every rollout outside the test split, discarded
+        (re-run) attempts included; an unknown cost adds nothing it cannot name."""
+        row = self.db.execute(
+            "SELECT (SELECT COALESCE(SUM(cost), 0) FROM rollouts "
+            "WHERE COALESCE(split, '') != 'test') + "
+            "(SELECT COALESCE(SUM(cost), 0) FROM discarded WHERE split != 'test')"
+        ).fetchone()
+        return float(row[0])
+
+    def rollouts(self) -> pd.DataFrame:
+        """Every rollout; `split` is NULL only for rollouts of ledgers from before splits."""
+        return pd.read_sql_query(
+            f"SELECT {ROLLOUT_COLUMNS} FROM rollouts ORDER BY created", self.db
+        )
+
+    def freeze_test(self, task_id: str, sha256: str, path: str) -> None:
+        self._write("INSERT INTO synth_tests VALUES (?, ?, ?)", [(task_id, sha256, path)])
+
+    def frozen_tests(self) -> dict[str, tuple[str, str]]:
+        rows = self.db.execute("SELECT task_id, sha256, path FROM synth_tests")
+        return {task: (digest, path) for task, digest, path in rows}
+
+    def finish_epoch(self, epoch: int, hypervolume: float) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO epochs VALUES (?, ?, ?)", [(epoch, hypervolume, time.time())]
+        )
+
+    def finished_epochs(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM epochs ORDER BY epoch", self.db)
+
+    def record_selection(
+        self, epoch: int, rows: list[tuple[str, str, float, float, float]]
+    ) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO selections VALUES (?, ?, ?, ?, ?, ?)",
+            [(epoch, *row) for row in rows],
+        )
+
+    def selections(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM selections ORDER BY epoch, mode", self.db)
+
+    def record_diagnoses(self, epoch: int, diagnoses: list[Diagnosis]) -> None:
+        self._write("DELETE FROM diagnoses WHERE epoch = ?", [(epoch,)])
+        self._write(
+            "INSERT INTO diagnoses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    epoch,
+                    d.candidate_id,
+                    d.task_id,
+                    d.kind,
+                    d.count,
+                    d.of,
+                    d.effect_pass,
+                    d.effect_cost,
+                    d.evidence,
+                )
+                for d in diagnoses
+            ],
+        )
+
+    def diagnoses(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM diagnoses", self.db)
+
+    def record_plan(self, epoch: int, plan: Plan, child_id: str | None, note: str = "") -> None:
+        sql, row = self._plan_row(epoch, plan, child_id, note)
+        self._write(sql, [row])
+
+    @staticmethod
+    def _plan_row(
+        epoch: int, plan: Plan, child_id: str | None, note: str
+    ) -> tuple[str, tuple[Any, ...]]:
+        row = {
+            "epoch": epoch, "parent_id": plan.parent_id, "directive": plan.directive,
+            "mechanism": plan.mechanism, "rationale": plan.rationale,
+            "predicted_pass": plan.predicted_pass, "predicted_cost": plan.predicted_cost,
+            "child_id": child_id, "note": note, "kind": plan.kind,
+            "levers": json.dumps(list(plan.levers)), "change": plan.change,
+            "files": json.dumps(list(plan.files)),
+            "expected_flips": json.dumps(list(plan.expected_flips)), "scope": plan.scope,
+        }  # fmt: skip
+        names = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        return f"INSERT OR REPLACE INTO plans ({names}) VALUES ({marks})", tuple(row.values())
+
+    def record_effect(self, epoch: int, plan: Plan, effect: Effect) -> None:
+        """A plan's measured effect and verdict (proposer memory)."""
+        self._write(
+            "UPDATE plans SET measured_pass = ?, measured_cost = ?, verdict = ?, verdict_why = ? "
+            "WHERE epoch = ? AND parent_id = ? AND directive = ? AND mechanism = ?",
+            [(effect.d_pass, effect.d_cost, effect.verdict, effect.why, epoch, plan.parent_id,
+              plan.directive, plan.mechanism)],
+        )  # fmt: skip
+
+    def plans(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM plans ORDER BY epoch, parent_id", self.db)
+
+    def record_intervals(
+        self, epoch: int, rows: list[tuple[str, float, float, float, float, float]]
+    ) -> None:
+        """Per candidate: pass-rate and cost confidence bounds and P(non-dominated)."""
+        self._write("DELETE FROM intervals WHERE epoch = ?", [(epoch,)])
+        self._write(
+            "INSERT INTO intervals VALUES (?, ?, ?, ?, ?, ?, ?)", [(epoch, *row) for row in rows]
+        )
+
+    def intervals(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM intervals ORDER BY epoch, candidate_id", self.db)
+
+    def record_composition(
+        self,
+        epoch: int,
+        parent_id: str,
+        outcome: str,
+        children: Iterable[str],
+        candidate_id: str | None,
+        why: str,
+    ) -> None:
+        """The composer's outcome for one parent: merge, pick or keep-base."""
+        row = (epoch, parent_id, outcome, json.dumps(list(children)), candidate_id, why)
+        self._write("INSERT OR REPLACE INTO compositions VALUES (?, ?, ?, ?, ?, ?)", [row])
+
+    def compositions(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM compositions ORDER BY epoch, parent_id", self.db)
+
+    # -- the search-cost account (improver calls, metered apart from the harness's cost) --
+    def record_search_call(
+        self, epoch: int, role: str, attempt: int, call: ModelCall, note: str = ""
+    ) -> int:
+        """One improver call; returns its row id (for `note_search_call`)."""
+        row = (
+            epoch, role, attempt, call.model, call.status, call.retries, *usage_row(call.usage),
+            call.cost, call.latency_s, note, time.time(),
+        )  # fmt: skip
+        with self.db:
+            cursor = self.db.execute(
+                f"INSERT INTO search_calls VALUES ({', '.join('?' * len(row))})", row
+            )
+        return int(cursor.lastrowid or 0)
+
+    def note_search_call(self, rowid: int, note: str) -> None:
+        """Say what became of an improver call's answer (invalid, used, fell back)."""
+        self._write("UPDATE search_calls SET note = ? WHERE rowid = ?", [(note, rowid)])
+
+    def search_calls(self) -> pd.DataFrame:
+        return pd.read_sql_query("SELECT * FROM search_calls ORDER BY created", self.db)
+
+
+def passing_tasks(path: Path) -> set[str]:
+    """Task ids with at least one officially passed rollout in a run's ledger, read-only."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        recognise(db, path)
+        rows = db.execute("SELECT DISTINCT task_id FROM rollouts WHERE official_pass = 1")
+        return {str(row[0]) for row in rows}
+    finally:
+        db.close()
+
+
+def plan_of(row: Mapping[Any, Any]) -> Plan:
+    """The plan of one ledger row."""
+    return Plan(
+        str(row["parent_id"]),
+        row["directive"],
+        str(row["mechanism"]),
+        str(row["rationale"]),
+        float(row["predicted_pass"]),
+        float(row["predicted_cost"]),
+        kind=row.get("kind") or "catalog",
+        levers=tuple(json.loads(row.get("levers") or "[]")),
+        change=str(row.get("change") or ""),
+        files=tuple(json.loads(row.get("files") or "[]")),
+        expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
+        scope="domain" if row.get("scope") == "domain" else "invariant",
+    )

@@ -1,0 +1,45 @@
+"""The validation split: each epoch the selected candidates get rollouts on it, graded by
+frozen synthesized tests written from the seed's validation rollouts exactly as for the
+coreset. Only aggregates leave this module: improvers never read validation rollouts. With
+`selection.validated` the selector chooses on coreset and validation scores pooled."""
+
+from __future__ import annotations
+
+from harnesspro.core.metrics import on_split
+from harnesspro.evaluation.engine import Evaluated, evaluate
+from harnesspro.run.context import SEED_ID, RunContext
+from harnesspro.run.validation_scores import validation_ids
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
+
+
+def attempts(ctx: RunContext, candidate_id: str) -> int:
+    """Rollouts per validation task: `evaluation.validation_rollouts` (else G); the seed gets
+    at least G, because its rollouts are the votes its frozen tests are written from."""
+    g = ctx.config.evolution.rollouts_per_task
+    n = ctx.config.evaluation.validation_rollouts
+    n = g if n is None else n
+    return max(n, g) if candidate_id == SEED_ID and n > 0 else n
+
+
+def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -> Evaluated:
+    """Roll out `parents` on the validation tasks and grade them by frozen tests; the seed
+    first, then the others, all within `cap` (whole candidates only)."""
+    tasks = validation_ids(ctx)
+    candidates = ctx.candidates()
+    ran = 0
+    skipped: list[str] = []
+    for cid in sorted(parents, key=lambda c: c != SEED_ID):
+        if skipped:  # the cap stops scheduling: nothing after a candidate that did not fit
+            skipped.append(cid)
+            continue
+        left = None if cap is None else cap - ran
+        tries = range(attempts(ctx, cid))
+        done = evaluate(ctx, [candidates[cid]], epoch, "validation", tasks, tries, left)
+        ran, skipped = ran + done.ran, skipped + list(done.skipped)
+    rows = on_split(ctx.ledger.rollouts(), "validation")
+    seeded = set(rows[rows["candidate_id"] == SEED_ID]["task_id"])
+    # One test per validation task the seed has rollouts on (tasks already frozen are
+    # skipped, so later epochs add nothing).
+    freeze_tests(ctx, sorted(seeded))
+    score_pending(ctx)
+    return Evaluated(ran, tuple(skipped))

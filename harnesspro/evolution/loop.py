@@ -1,0 +1,287 @@
+"""The epoch loop: evaluate the seed and freeze synthesized tests (epoch 0), then per epoch
+analyse -> plan -> edit -> evaluate -> select -> validate, within the run's rollout cap; at the
+end, the held-out test evaluation. `python -m harnesspro.evolve --config FILE`."""
+
+from __future__ import annotations
+
+import json
+
+from harnesspro.core.config import ConfigError
+from harnesspro.core.metrics import scored, search_rollouts
+from harnesspro.core.money import dollars, share
+from harnesspro.core.records import Candidate
+from harnesspro.core.uncertainty import Uncertainty, bootstrap
+from harnesspro.evaluation.engine import Evaluated, Split, evaluate
+from harnesspro.evaluation.heldout import failed_verdicts, run_final
+from harnesspro.evaluation.racing import race
+from harnesspro.evaluation.validation import validate
+from harnesspro.evolution.compose import compose, next_parents, write_compositions
+from harnesspro.evolution.improve import record_effects
+from harnesspro.evolution.refresh import refresh_coreset
+from harnesspro.evolution.strategies import make_strategy
+from harnesspro.improvers.account import describe_search_costs, write_search_costs
+from harnesspro.reports import agreement, budget, levers
+from harnesspro.reports.costs import write_run_costs
+from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.epoch import write_epoch_reports
+from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
+from harnesspro.run.context import SEED_ID, RunContext
+from harnesspro.run.lessons import file_epoch
+from harnesspro.run.validation_scores import validation_scores
+from harnesspro.selection.select import Selected, recorded, select
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
+
+
+def rollout_cap(ctx: RunContext) -> int | None:
+    """Search rollouts that `evaluation.max_rollouts` still allows (None = uncapped)."""
+    cap = ctx.config.evaluation.max_rollouts
+    if cap is None:
+        return None
+    return max(0, cap - len(search_rollouts(ctx.ledger.rollouts())))
+
+
+def note_stop(ctx: RunContext, epoch: int, done: Evaluated, split: Split) -> None:
+    """Record, once, that the cap left candidates out: no later epoch will start."""
+    if done.skipped and not ctx.ledger.meta("stopped"):
+        reason = (
+            f"evaluation.max_rollouts ({ctx.config.evaluation.max_rollouts}) reached in epoch "
+            f"{epoch}: {', '.join(done.skipped)} not evaluated on the {split} split"
+        )
+        ctx.ledger.set_meta("stopped", reason)
+        ctx.console.print(f"  {reason}", markup=False)
+
+
+def stopped(ctx: RunContext, epoch: int) -> bool:
+    """Whether the search must not start `epoch` because the rollout cap was hit or spent."""
+    if not ctx.ledger.meta("stopped") and rollout_cap(ctx) == 0:
+        cap = ctx.config.evaluation.max_rollouts
+        ctx.ledger.set_meta(
+            "stopped", f"evaluation.max_rollouts ({cap}) spent before epoch {epoch}"
+        )
+    return ctx.ledger.meta("stopped") is not None
+
+
+def intervals(ctx: RunContext) -> dict[str, Uncertainty]:
+    """Bootstrap intervals and P(non-dominated) of every candidate's coreset scores."""
+    ev = ctx.config.evaluation
+    frame = scored(ctx.scoring_rollouts(), ctx.splits.coreset)
+    return bootstrap(frame, "pass", ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
+
+
+def shortfall_lines(ctx: RunContext) -> list[str]:
+    """The candidates left out as incomplete, and what the seed misses, with the counts."""
+    short = ctx.shortfalls()
+    lines = []
+    left_out = [short[cid].describe() for cid in ctx.incomplete()]
+    if left_out:
+        lines.append(
+            "  incomplete (missing coreset task x attempts: a budget cap cut them short or "
+            f"infrastructure errors took them; not compared): {', '.join(left_out)}"
+        )
+    if SEED_ID in short:
+        lines.append(
+            f"  the seed misses coreset rollouts: {short[SEED_ID].describe()}; it stays the "
+            "reference, scored on the rest"
+        )
+    return lines
+
+
+def close_epoch(ctx: RunContext, epoch: int) -> Selected:
+    """Select, validate the picks, record, report and print the epoch's operating points."""
+    for line in shortfall_lines(ctx):
+        ctx.console.print(line, markup=False)
+    ctx.run.mark_phase("selection")
+    selected = select(ctx, epoch)
+    ctx.run.mark_phase("rollouts")
+    note_stop(ctx, epoch, validate(ctx, selected.parents, epoch, rollout_cap(ctx)), "validation")
+    ctx.run.mark_phase("selection")
+    if ctx.config.selection.validated:
+        selected = settle(ctx, epoch)
+    spread = intervals(ctx)
+    ctx.ledger.record_intervals(
+        epoch,
+        [(u.candidate_id, *u.pass_rate_ci, *u.cost_ci, u.p_nondominated) for u in spread.values()],
+    )
+    held = validation_scores(ctx)
+    ctx.run.mark_phase("reports")
+    write_epoch_reports(ctx, selected, spread, held)
+    run_reports(ctx)
+    ctx.ledger.finish_epoch(epoch, selected.hypervolume)
+    if ctx.config.reports.dashboard == "every_epoch":
+        write_dashboard(ctx.run.root)  # RUN/dashboard.html, rebuilt at the end of every epoch
+    scores = ctx.scores()
+    for mode, cid in selected.picks.items():
+        s, u, v = scores[cid], spread[cid], held.get(cid)
+        valid = f"; validation {v.pass_rate:.1%} {dollars(v.cost_per_task)}/task" if v else ""
+        ctx.console.print(
+            f"  epoch {epoch} {mode:>6}: {cid} pass {s.pass_rate:.1%} "
+            f"[{u.pass_rate_ci[0]:.0%}, {u.pass_rate_ci[1]:.0%}] {dollars(s.cost_per_task)}/task, "
+            f"P(non-dominated) {share(u.p_nondominated)}{valid}"
+        )
+    return selected
+
+
+def settle(ctx: RunContext, epoch: int) -> Selected:
+    """`selection.validated`: choose again on the pooled scores; while a pick has no
+    validation score, validate it and choose again (each round validates a new candidate,
+    so this ends), until the picks are all validated or the rollout cap stops it."""
+    while True:
+        selected = select(ctx, epoch)
+        held = validation_scores(ctx)
+        fresh = [cid for cid in selected.parents if cid not in held]
+        if not fresh:
+            return selected
+        ctx.run.mark_phase("rollouts")
+        done = validate(ctx, fresh, epoch, rollout_cap(ctx))
+        note_stop(ctx, epoch, done, "validation")
+        ctx.run.mark_phase("selection")
+        if done.ran == 0:  # the cap left nothing to validate them with
+            return selected
+
+
+def epoch_zero(ctx: RunContext) -> Selected:
+    """Evaluate the seed, then freeze one synthesized test per coreset task from its rollouts."""
+    ctx.console.rule("epoch 0 (seed)")
+    coreset = ", ".join(ctx.splits.coreset)
+    ctx.console.print(f"coreset ({len(ctx.splits.coreset)} tasks, DPP): {coreset}")
+    ctx.run.mark_phase("rollouts")
+    evaluate(ctx, [ctx.seed()], 0)
+    freeze_tests(ctx, ctx.splits.coreset)
+    score_pending(ctx)
+    return close_epoch(ctx, 0)
+
+
+def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Candidate]:
+    """The epoch's candidates: those journaled when a crashed run made them, else improve's
+    (journaled now), so a resumed epoch is never re-planned."""
+    journaled = ctx.ledger.journaled(epoch, "candidates")
+    if journaled is not None:
+        known = ctx.candidates()
+        ctx.console.print(f"  resuming epoch {epoch}: its plans and candidates are reused")
+        return [known[cid] for cid in json.loads(journaled)]
+    ctx.run.mark_phase("improve")
+    parents = next_parents(ctx, epoch - 1, previous.parents)
+    children = make_strategy(ctx.config.evolution.strategy).propose(ctx, epoch, parents)
+    ctx.ledger.journal(epoch, "candidates", json.dumps([c.id for c in children]))
+    return children
+
+
+def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
+    ctx.console.rule(f"epoch {epoch}")
+    children = epoch_candidates(ctx, epoch, previous)
+    ctx.run.mark_phase("rollouts")
+    note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
+    score_pending(ctx)
+    ctx.run.mark_phase("git")  # verdicts become git notes; the composer merges
+    record_effects(ctx, epoch)
+    merged = compose(ctx, epoch)
+    if merged:
+        ctx.run.mark_phase("rollouts")
+        note_stop(ctx, epoch, evaluate(ctx, merged, epoch, cap=rollout_cap(ctx)), "coreset")
+        score_pending(ctx)
+        ctx.run.mark_phase("git")
+        record_effects(ctx, epoch, {c.id for c in merged})  # a merge's verdict, as any child's
+    ctx.run.mark_phase("reports")
+    file_epoch(ctx, epoch)
+    return close_epoch(ctx, epoch)
+
+
+def check_start(ctx: RunContext) -> None:
+    """The rollout cap must at least cover the seed's coreset evaluation; a validated
+    selection needs validation tasks."""
+    cap = ctx.config.evaluation.max_rollouts
+    need = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
+    if cap is not None and cap < need:
+        raise ConfigError(
+            f"evaluation.max_rollouts ({cap}) is below the seed's coreset evaluation "
+            f"({need} rollouts); raise it."
+        )
+    if ctx.config.selection.validated and not ctx.splits.validation:
+        raise ConfigError(
+            "selection.validated chooses on validation scores but the validation split is "
+            "empty; remove it or give the split validation tasks."
+        )
+
+
+def run_evolution(ctx: RunContext) -> Selected:
+    """Run every epoch not finished yet, then the held-out evaluation and the reports; the run
+    is marked complete after them. A finished search does no new search rollouts."""
+    check_start(ctx)
+    finished = set(ctx.ledger.finished_epochs()["epoch"])
+    if 0 in finished:
+        selected = recorded(ctx, 0)
+    else:
+        selected = epoch_zero(ctx)
+        ctx = refresh_coreset(ctx, 0, selected.parents, rollout_cap(ctx))
+    for epoch in range(1, ctx.config.evolution.epochs + 1):
+        if epoch in finished:
+            selected = recorded(ctx, epoch)
+        elif stopped(ctx, epoch):
+            break
+        else:
+            selected = run_epoch(ctx, epoch, selected)
+            ctx = refresh_coreset(ctx, epoch, selected.parents, rollout_cap(ctx))
+    finish_run(ctx, search_done=True)
+    return selected
+
+
+def run_reports(ctx: RunContext) -> list[str]:
+    """Write reports/agreement.json and reports/budget.json; return them as printable lines."""
+    rollouts = ctx.ledger.rollouts()
+    by_split = agreement.agreement_by_split(rollouts)
+    agreement.write_agreement(ctx.run.reports(), by_split)
+    spend = budget.budget_report(
+        rollouts,
+        ctx.config.evaluation.max_rollouts,
+        ctx.ledger.meta("stopped"),
+        ctx.config.budget.max_target_dollars,
+        ctx.ledger.search_calls(),
+        ctx.config.budget.max_improver_dollars,
+        ctx.ledger.discarded(),
+    )
+    budget.write_budget(spend, ctx.run.reports())
+    write_search_costs(ctx.ledger, ctx.run.reports())
+    write_run_costs(rollouts, ctx.ledger.search_calls(), ctx.run.reports())
+    if ctx.config.evolution.composer:
+        write_compositions(ctx)
+    coverage = levers.write_lever_reports(
+        rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
+    )
+    lines = [agreement.describe(name, a) for name, a in by_split.items()]
+    return [
+        *lines, *budget.describe(spend), describe_search_costs(ctx.ledger),
+        levers.describe(coverage),
+    ]  # fmt: skip
+
+
+def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool = False) -> None:
+    """The held-out evaluation (K = `attempts`, else the config's; skipped when the config
+    says `evaluation.final: false` and no K is given), then the run's reports, printed. After
+    a finished search (`search_done`) the run is marked complete only then, before its
+    dashboard is written: a run killed before is resumed, and never shown complete early."""
+    ev = ctx.config.evaluation
+    if attempts is not None or ev.final:
+        if ctx.splits.test:
+            ctx.console.rule("held-out evaluation (test split, official tests)")
+            ctx.run.mark_phase("held-out")
+            report = run_final(ctx, attempts or ev.attempts)
+            write_final(report, ctx.run.reports())
+            ctx.console.print(final_table(report))
+            ctx.console.print(band_line(report))
+            if report.incomplete:
+                ctx.console.print(incomplete_line(report), markup=False)
+            labels = [(h.harness, h.candidate_id) for h in report.harnesses]
+            failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
+            if failures:
+                ctx.console.print("failed official verdicts (the verifier's reason):")
+            for line in failures:
+                ctx.console.print(line, markup=False)
+        else:
+            ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
+    ctx.run.mark_phase("reports")
+    for line in run_reports(ctx):
+        ctx.console.print(line, markup=False)
+    if search_done:
+        ctx.ledger.set_meta("status", "complete")
+    ctx.console.print(f"dashboard: {write_dashboard(ctx.run.root)}", markup=False)
+    ctx.run.mark_phase("done")

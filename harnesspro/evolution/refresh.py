@@ -1,0 +1,125 @@
+"""Failure-conditioned coreset refresh (`coreset.refresh: failures`).
+
+After an epoch, the coreset trades tasks that every survivor already solves for train-pool
+(validation) tasks that none solves yet, as many as both sides allow. A survivor *solves* a
+task when it passed most (more than half) of its scored rollouts on it; a task where some
+survivor has no rollout is neither. The DPP picks the newcomers among the unsolved tasks, so
+they stay diverse. Search effort then goes where the harness fails.
+
+The traded-in tasks leave the validation split; the solved tasks leave the search altogether
+(they do not go back to validation: improvers have read their traces). The seed and the
+survivors get G coreset rollouts on the new tasks at once, frozen tests are synthesized from
+the seed's rollouts (validation tasks usually have theirs already), and from then on a
+candidate is scored only when it has rollouts on every current coreset task: scores before
+and after a refresh are never mixed, the Pareto comparison is always on one common task set.
+The new splits and every refresh (epoch, dropped, added) are kept in the ledger's meta, so a
+resumed run continues on the refreshed coreset.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import pandas as pd
+
+from harnesspro.core.metrics import on_split, scored
+from harnesspro.evaluation.engine import evaluate
+from harnesspro.run.context import SEED_ID, RunContext
+from harnesspro.tasks.coreset import select_coreset
+from harnesspro.testsynth.frozen import freeze_tests, score_pending
+
+
+@dataclass(frozen=True)
+class Trade:
+    dropped: tuple[str, ...]
+    added: tuple[str, ...]
+
+
+def solvers(frame: pd.DataFrame, survivors: Sequence[str], task: str) -> list[bool] | None:
+    """Per survivor, whether it solves `task` (passes most of its scored rollouts on it);
+    None when a survivor has no scored rollout there (unknown is neither)."""
+    rows = frame[(frame["task_id"] == task)].dropna(subset=["pass"])
+    verdicts = []
+    for survivor in survivors:
+        passes = rows[rows["candidate_id"] == survivor]["pass"]
+        if not len(passes):
+            return None
+        verdicts.append(float(passes.mean()) > 0.5)
+    return verdicts
+
+
+def solved_by_all(frame: pd.DataFrame, survivors: Sequence[str], tasks: Sequence[str]) -> list[str]:
+    """Tasks every survivor solves."""
+    return [t for t in tasks if (v := solvers(frame, survivors, t)) is not None and all(v)]
+
+
+def solved_by_none(
+    frame: pd.DataFrame, survivors: Sequence[str], tasks: Sequence[str]
+) -> list[str]:
+    """Tasks no survivor solves (each has rollouts there)."""
+    return [t for t in tasks if (v := solvers(frame, survivors, t)) is not None and not any(v)]
+
+
+def trade(
+    rollouts: pd.DataFrame,
+    survivors: Sequence[str],
+    coreset: Sequence[str],
+    validation: Sequence[str],
+    instructions: Mapping[str, str],
+) -> Trade:
+    """Which coreset tasks to drop and which validation tasks to add (see the docstring)."""
+    solved = solved_by_all(scored(on_split(rollouts, "coreset"), coreset), survivors, coreset)
+    pool = scored(on_split(rollouts, "validation"), validation)
+    unsolved = solved_by_none(pool, survivors, validation)
+    k = min(len(solved), len(unsolved))
+    if k == 0:
+        return Trade((), ())
+    picked = select_coreset([instructions[t] for t in unsolved], k)
+    return Trade(tuple(sorted(solved)[:k]), tuple(sorted(unsolved[i] for i in picked)))
+
+
+def refresh_coreset(
+    ctx: RunContext, epoch: int, survivors: Sequence[str], cap: int | None
+) -> RunContext:
+    """Trade tasks after `epoch` when the config asks for it; returns the context to go on
+    with (the same one when nothing was traded)."""
+    if ctx.config.coreset.refresh != "failures" or epoch >= ctx.config.evolution.epochs:
+        return ctx  # after the last epoch no search would use the new tasks
+    splits = ctx.splits
+    instructions = {t: ctx.tasks[t].instruction for t in splits.validation}
+    done = trade(ctx.ledger.rollouts(), survivors, splits.coreset, splits.validation, instructions)
+    if not done.added:
+        ctx.console.print(f"  coreset refresh after epoch {epoch}: nothing to trade", markup=False)
+        return ctx
+    new = replace(
+        splits,
+        coreset=tuple(sorted(set(splits.coreset) - set(done.dropped) | set(done.added))),
+        validation=tuple(t for t in splits.validation if t not in done.added),
+    )
+    fresh = replace(ctx, splits=new)
+    candidates = ctx.candidates()
+    who = [candidates[c] for c in dict.fromkeys([SEED_ID, *survivors])]
+    need = len(who) * len(done.added) * ctx.config.evolution.rollouts_per_task
+    if cap is not None and cap < need:
+        ctx.console.print(
+            f"  coreset refresh after epoch {epoch} skipped: it needs {need} rollouts, the "
+            f"cap leaves {cap}",
+            markup=False,
+        )
+        return ctx
+    evaluate(fresh, who, epoch, "coreset", done.added)
+    freeze_tests(fresh, new.coreset)
+    score_pending(fresh)
+    history = json.loads(ctx.ledger.meta("refreshes") or "[]")
+    history.append({"epoch": epoch, "dropped": list(done.dropped), "added": list(done.added)})
+    ctx.ledger.set_meta("refreshes", json.dumps(history))
+    ctx.ledger.set_meta("splits", json.dumps({k: list(v) for k, v in vars(new).items()}))
+    ctx.run.write_splits(new)
+    ctx.console.print(
+        f"  coreset refresh after epoch {epoch}: dropped {', '.join(done.dropped)} (solved by "
+        f"every survivor), added {', '.join(done.added)} (solved by none)",
+        markup=False,
+    )
+    return fresh

@@ -1,0 +1,356 @@
+"""The metering gateway: OpenAI Chat Completions on a Unix socket, every call metered.
+
+Per call it checks the rollout's budget, forwards with bounded retries, normalises usage,
+prices it and logs usage parts, dollars, latency, upstream status and retry count.
+"""
+
+from __future__ import annotations
+
+import json
+import socketserver
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any, TypeVar
+
+from harnesspro.core.config import Price
+from harnesspro.core.records import ModelCall, Usage
+from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
+from harnesspro.core.rollout_budget import RolloutBudget, Spent
+from harnesspro.execution.gateway.chatlog import ChatLog, assemble, first_message
+from harnesspro.execution.gateway.prices import cost_of
+from harnesspro.execution.gateway.shape import request_shape
+from harnesspro.execution.gateway.streaming import sse
+from harnesspro.execution.gateway.upstream import Upstream
+from harnesspro.execution.gateway.usage import estimated_tokens, normalise_usage
+
+T = TypeVar("T")
+USAGE_PARTS = ("uncached_input", "cached_input", "cache_write", "output", "reasoning")
+BUDGET_STATUS = 402  # not retried by OpenAI clients, unlike 429
+
+
+class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A harness killed mid-call (its rollout timed out) closes the socket: not an error.
+        if not isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            super().handle_error(request, client_address)
+
+
+def _error(message: str, kind: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "code": kind}}
+
+
+@dataclass
+class Attempts:
+    """What the failed upstream attempts of one call cost: their reported usage, and whether
+    any of them may have been billed for tokens nobody can count."""
+
+    usage: Usage = field(default_factory=Usage)
+    unknown: bool = False
+
+    def add(self, error: UpstreamError) -> None:
+        self.usage = self.usage + normalise_usage(error.usage)
+        self.unknown = self.unknown or error.maybe_billed
+
+
+@dataclass
+class Account:
+    """One rollout's (or the search's) token: its sampling seed and what it has spent."""
+
+    sampling_seed: str
+    spent: Spent = field(default_factory=Spent)
+
+
+class Gateway:
+    """Meters one model behind one Unix socket for the tokens registered with it."""
+
+    def __init__(
+        self,
+        socket_path: Path,
+        upstream: Upstream,
+        model: str,
+        price: Price | None,
+        budget: RolloutBudget | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.socket_path, self.upstream, self.model, self.price = (
+            socket_path,
+            upstream,
+            model,
+            price,
+        )
+        self.budget = budget or RolloutBudget()
+        self.retry = retry or RetryPolicy()
+        self.accounts: dict[str, Account] = {}
+        self.calls: list[ModelCall] = []
+        self.log: list[str] = []
+        self.chat_log = ChatLog()
+        """Messages and replies of every answered call (chat.jsonl)."""
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        """Calls being answered right now (a rollout killed with one pending is our fault)."""
+        self._closed = False
+        self._server = _UnixHTTPServer(str(socket_path), _handler_for(self))
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    def register(self, token: str, sampling_seed: str) -> None:
+        """Accept calls bearing `token`; the scripted upstream samples from `sampling_seed`."""
+        self.accounts[token] = Account(sampling_seed)
+
+    def __enter__(self) -> Gateway:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            # A call still waiting on the upstream may be billed: its spend is unknown.
+            for _ in range(self.in_flight):
+                call = ModelCall(self.model, None, None, 0.0, 0, 0)
+                self.calls.append(call)
+                self.log.append(json.dumps({"token": "in-flight", **call_fields(call)}))
+            self._closed = True
+        self._server.shutdown()
+        self._server.server_close()
+        self.socket_path.unlink(missing_ok=True)
+
+    # -- one call ---------------------------------------------------------------------------
+    def _admit(self, token: str, body: Any) -> tuple[int, dict[str, Any]] | Account:
+        account = self.accounts.get(token)
+        if account is None:
+            return 401, _error("unknown rollout token", "invalid_api_key")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return 400, _error("the body must be a JSON object with `messages`", "invalid_request")
+        exhausted = account.spent.over(self.budget)
+        if exhausted:
+            self._record(token, Usage(), 0.0, BUDGET_STATUS, 0)  # never sent: nothing billed
+            return BUDGET_STATUS, _error(f"budget_exhausted: {exhausted}", "budget_exhausted")
+        return account
+
+    def chat(self, token: str, body: Any) -> tuple[int, dict[str, Any]]:
+        """Forward one non-streaming request; returns (HTTP status, JSON body)."""
+        admitted = self._admit(token, body)
+        if not isinstance(admitted, Account):
+            return admitted
+        started, failed = time.monotonic(), Attempts()
+        self._begin()
+        try:
+            response, retries = with_retries(
+                _counting(lambda: self.upstream.complete(body, admitted.sampling_seed), failed),
+                self.retry,
+            )
+        except UpstreamError as exc:
+            elapsed = time.monotonic() - started
+            status = _status(exc)
+            spent = None if failed.unknown else failed.usage
+            self._record(token, spent, elapsed, status, exc.retries, body, landed=True)
+            return status, _error(f"upstream failed: {exc}", "upstream_error")
+        except BaseException:
+            self._end()
+            raise
+        reported = response.get("usage")
+        # An answer without a usage object was billed for tokens nobody counted: unknown.
+        usage = None
+        if not failed.unknown and isinstance(reported, dict):
+            usage = failed.usage + normalise_usage(reported)
+        elapsed = time.monotonic() - started
+        message = first_message(response)
+        self._record(token, usage, elapsed, 200, retries, body, message, landed=True)
+        with self._lock:
+            self.chat_log.add(token, body, message)
+        return 200, response
+
+    def _begin(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+
+    def _end(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def chat_stream(self, token: str, body: Any) -> tuple[int, Iterator[bytes]]:
+        """Forward one streaming request chunk by chunk; usage comes from the last chunk."""
+        admitted = self._admit(token, body)
+        if not isinstance(admitted, Account):
+            status, payload = admitted
+            return status, iter([json.dumps(payload).encode()])
+        return 200, self._relay(token, body, admitted)
+
+    def _relay(self, token: str, body: dict[str, Any], account: Account) -> Iterator[bytes]:
+        started, usage, status, failed = time.monotonic(), None, 200, Attempts()
+        seen: list[dict[str, Any]] = []
+        landed = False
+        self._begin()
+        try:
+            try:
+                chunks, retries = with_retries(
+                    _counting(
+                        lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
+                        failed,
+                    ),
+                    self.retry,
+                )
+                for chunk in chunks:
+                    if chunk.get("usage"):
+                        usage = normalise_usage(chunk["usage"])
+                    seen.append(chunk)
+                    yield sse(chunk)
+            except UpstreamError as exc:
+                status, retries = _status(exc), exc.retries
+                failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
+                yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
+            # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
+            known = not failed.unknown and (usage is not None or status != 200)
+            total = failed.usage + (usage or Usage()) if known else None
+            message = assemble(seen)
+            elapsed = time.monotonic() - started
+            self._record(token, total, elapsed, status, retries, body, message, landed=True)
+            landed = True
+            if status == 200:
+                with self._lock:
+                    self.chat_log.add(token, body, message)
+        finally:
+            if not landed:  # the client hung up mid-stream
+                self._end()
+        # The end marker goes out only once the call is metered: a client that saw the whole
+        # answer never finds it missing from the ledger.
+        yield sse(None)
+
+    def _record(
+        self,
+        token: str,
+        usage: Usage | None,
+        latency: float,
+        status: int,
+        retries: int,
+        shape: dict[str, Any] | None = None,
+        reply: dict[str, Any] | None = None,
+        landed: bool = False,
+    ) -> None:
+        """Meter one call (`usage` None = unknown); `shape` is the request, logged as digests
+        (`request_shape`). An unknown usage is charged to the token budget as an estimate from
+        the request and `reply` (`estimated_tokens`), so a runaway rollout still stops.
+        `landed`: the call was in flight and leaves flight in the same step, so a gateway that
+        closes meanwhile counts it exactly once (in flight, or here)."""
+        cost = None if self.price is None or usage is None else cost_of(usage, self.price)
+        call = ModelCall(self.model, usage, cost, latency, status, retries)
+        with self._lock:
+            self.in_flight -= landed
+            if self._closed:
+                return  # counted as in flight (unknown) when the gateway closed
+            spent = self.accounts[token].spent
+            spent.calls += status != BUDGET_STATUS
+            spent.tokens += usage.total if usage else estimated_tokens(shape, reply)
+            spent.dollars += cost or 0.0
+            self.calls.append(call)
+            line = {"token": token[:8], **call_fields(call)}
+            if shape is not None:
+                line["shape"] = request_shape(shape)
+            self.log.append(json.dumps(line))
+
+
+def _status(exc: UpstreamError) -> int:
+    """What the harness sees for an upstream failure: 502 for transient ones, else as sent."""
+    return 502 if exc.transient else exc.status
+
+
+def _counting(call: Callable[[], T], failed: Attempts) -> Callable[[], T]:
+    """`call`, noting what each failed attempt cost before the retry loop sees the error."""
+
+    def attempt() -> T:
+        try:
+            return call()
+        except UpstreamError as error:
+            failed.add(error)
+            raise
+
+    return attempt
+
+
+def _first_and_rest(chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Pull the first chunk now, so a failing connection is retried before anything is sent."""
+    first = next(chunks, None)
+
+    def rest() -> Iterator[dict[str, Any]]:
+        if first is not None:
+            yield first
+        yield from chunks
+
+    return rest()
+
+
+def call_fields(call: ModelCall) -> dict[str, Any]:
+    """A call as the flat record written to gateway.jsonl."""
+    usage = call.usage
+    return {
+        "model": call.model,
+        "status": call.status,
+        "retries": call.retries,
+        "latency_s": round(call.latency_s, 4),
+        "cost": call.cost,
+        # unknown usage is null in every part, never 0
+        **{part: None if usage is None else getattr(usage, part) for part in USAGE_PARTS},
+    }
+
+
+def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def address_string(self) -> str:  # Unix sockets have no peer address
+            return "unix"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _send_stream(self, status: int, parts: Iterator[bytes]) -> None:
+            self.send_response(status)
+            self.send_header(
+                "Content-Type", "text/event-stream" if status == 200 else "application/json"
+            )
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for part in parts:
+                self.wfile.write(part)
+                self.wfile.flush()
+            self.close_connection = True
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/v1/models":
+                models = [{"id": gateway.model, "object": "model", "owned_by": "harnesspro"}]
+                self._send(200, {"object": "list", "data": models})
+            else:
+                self._send(404, _error(f"no route {self.path}", "not_found"))
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, _error(f"no route {self.path}", "not_found"))
+                return
+            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+            try:
+                body = json.loads(raw)
+            except json.JSONDecodeError:
+                self._send(400, _error("request body is not JSON", "invalid_request"))
+                return
+            if isinstance(body, dict) and body.get("stream"):
+                self._send_stream(*gateway.chat_stream(token, body))
+            else:
+                self._send(*gateway.chat(token, body))
+
+    return Handler

@@ -1,0 +1,362 @@
+"""One rollout: materialise harness and task, run the harness in the sandbox behind the
+gateway, grade with the official tests, and return everything as data."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from harnesspro.core.config import ModelConfig, Price
+from harnesspro.core.records import RolloutResult, RolloutSpec, RolloutStatus, Usage, total_usage
+from harnesspro.core.registry import upstream_class
+from harnesspro.core.retry import RetryPolicy, fitted
+from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.gateway.server import BUDGET_STATUS, Gateway
+from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
+from harnesspro.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
+from harnesspro.fakes.scripted import ScriptedPolicy, TaskScript
+from harnesspro.sandbox import Limits, Local, Mount, Sandbox, SandboxResult, make_sandbox, map_paths
+from harnesspro.sandbox.snapshot import Snapshot, SnapshotLimit
+from harnesspro.sandbox.snapshot import take as take_snapshot
+from harnesspro.sandbox.snapshot import write as write_snapshot
+from harnesspro.sandbox.untrusted import read_regular, remove_tree, tree_size
+from harnesspro.tasks.layout import Layout
+from harnesspro.tasks.loader import TaskError
+from harnesspro.tasks.runtime import TaskBundle, grade, materialise, open_task
+from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
+
+FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
+GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
+TRAJECTORY_CAP = 2_000_000
+OUT_DIR_CAP = 50_000_000
+RESULT_CAP = 10_000_000
+
+
+class InfraError(Exception):
+    """Our side failed before the harness could run (e.g. installing its requirements)."""
+
+
+class HarnessError(Exception):
+    """The harness broke the contract; the message is the one-line reason recorded."""
+
+
+@dataclass(frozen=True)
+class RolloutInputs:
+    """Everything a Ray worker needs, shipped as data."""
+
+    spec: RolloutSpec
+    harness_files: dict[str, bytes]
+    task_json: dict[str, str]
+    task: TaskBundle
+    script: TaskScript | None
+    model: ModelConfig
+    price: Price | None  # None: unpriced model (allow_unpriced), cost unknown
+    timeout_s: float
+    sampling_seed: str
+    token: str
+    sandbox: str = "bubblewrap"
+    memory_mb: int = 4096
+    budget: RolloutBudget = RolloutBudget()
+    retry: RetryPolicy = RetryPolicy()
+    grade: bool = True
+    """Run the official verifier (search rollouts may skip it: evaluation.official_on_search)."""
+    behaviour: BehaviourProfile = DEFAULT_PROFILE  # trusted side: the gateway's only
+
+
+def write_tree(root: Path, files: Mapping[str, bytes]) -> Path:
+    """Write relative path -> bytes under root (created); a `Snapshot` brings its folders,
+    modes and symbolic links too."""
+    if isinstance(files, Snapshot):
+        return write_snapshot(root, files)
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, data in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        if rel.endswith(".sh"):
+            target.chmod(0o755)
+    return root
+
+
+def snapshot(root: Path, sandbox: Sandbox | None = None, workdir: str = "") -> Snapshot:
+    """The working directory after the run (input to the frozen tests): small files, links,
+    modes and git state (read by git in `sandbox`, with root mounted at `workdir`)."""
+    return take_snapshot(root, sandbox, workdir)
+
+
+# A registry requirement such as `name==1.2` or `name[extra]>=1,<2`: no options, URLs or paths.
+REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[\w,.-]+\])? *([<>=!~][\w.*+!<>=~, ]*)?")
+
+
+def requirements_problem(requirements: object) -> str:
+    """'' when `requirements` is a list of registry requirement strings, else the reason."""
+    if not isinstance(requirements, list):
+        return "harness.toml: [harness] requirements must be a list of strings"
+    for req in requirements:
+        if not isinstance(req, str) or not REQUIREMENT.fullmatch(req):
+            return f"harness.toml: [harness] requirements: {req!r} is not a registry requirement"
+    return ""
+
+
+def _harness_section(harness_dir: Path) -> dict[str, Any]:
+    try:
+        section = tomllib.loads((harness_dir / "harness.toml").read_text())["harness"]
+        section["command"]
+    except FileNotFoundError:
+        raise HarnessError("harness.toml is missing") from None
+    except (tomllib.TOMLDecodeError, KeyError, TypeError):
+        raise HarnessError("harness.toml has no [harness] command") from None
+    return dict(section)
+
+
+def harness_toolenv(harness_dir: Path) -> ToolEnv | None:
+    """The manifest's `requirements` in a cached tool environment, built here (in the Ray
+    worker or driver, before the sandbox starts) when missing; None without requirements."""
+    requirements = _harness_section(harness_dir).get("requirements", [])
+    problem = requirements_problem(requirements)
+    if problem:
+        raise HarnessError(problem)
+    if not requirements:
+        return None
+    try:
+        return ensure_toolenv(requirements)
+    except (ToolEnvError, OSError, subprocess.SubprocessError) as exc:
+        # A failed install (no network, a broken index) is ours, not the harness's.
+        raise InfraError(f"installing the harness's requirements failed: {exc}") from None
+
+
+def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[str]:
+    """The manifest's command with `{python}` resolved to the tool environment's interpreter
+    when the harness has requirements, else to this interpreter."""
+    command = _harness_section(harness_dir)["command"]
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+        raise HarnessError("harness.toml: [harness] command must be a non-empty list of strings")
+    python = str(toolenv.bin / "python") if toolenv else sys.executable
+    return [part.replace("{python}", python) for part in command]
+
+
+def visible_script(script: TaskScript, sandbox: Sandbox, mounts: list[Mount]) -> TaskScript:
+    """The scripted policy's task knowledge with paths as the harness sees them: the `local`
+    backend runs at host paths, so its commands name those, as a model told the real
+    workdir would."""
+    if not isinstance(sandbox, Local):
+        return script
+
+    def at(text: str) -> str:
+        return map_paths(text, mounts)
+
+    return replace(
+        script,
+        workdir=at(script.workdir),
+        steps=tuple(map(at, script.steps)),
+        inputs=tuple(map(at, script.inputs)),
+        outputs=tuple(map(at, script.outputs)),
+        long_inputs=tuple(map(at, script.long_inputs)),
+        variants=tuple((at(path), kind) for path, kind in script.variants),
+    )
+
+
+def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Upstream:
+    """The upstream for this rollout's model config (`script` replaces the inputs' own);
+    provider keys stay in this process. Each attempt's timeout is sized so that a retry
+    still fits in the rollout's time."""
+    if inputs.model.upstream == "scripted":
+        script = script or inputs.script
+        scripts = [script] if script else []
+        return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
+    key = os.environ.get(inputs.model.api_key_env or "", "")
+    _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
+    upstream: Upstream = upstream_class("openai")(inputs.model.base_url, key, timeout_s=attempt_s)
+    return upstream
+
+
+def _harness_mounts(
+    inputs: RolloutInputs, tmp: Path, gateway_dir: Path, layout: Layout, sandbox: Sandbox
+) -> list[Mount]:
+    """The task's layout first (files at their container paths, its tools), then the
+    harness's own mounts on top, under /harnesspro and /run where no task puts files."""
+    harness = write_tree(tmp / "harness", inputs.harness_files)
+    # The workdir as the harness sees it (the `local` backend maps it to its host folder).
+    workdir = sandbox.visible_path(layout.mounts(), layout.workdir)
+    task_json = {**inputs.task_json, "workdir": workdir}
+    task_dir = write_tree(tmp / "taskjson", {"task.json": json.dumps(task_json).encode()})
+    return [
+        *layout.mounts(),
+        Mount(harness, "/harness"),
+        Mount(task_dir, "/harnesspro/task"),
+        Mount(tmp / "out", "/harnesspro/out", writable=True),
+        Mount(FORWARDER, "/harnesspro/forwarder.py"),
+        Mount(gateway_dir, "/run/harnesspro"),
+    ]
+
+
+def _run_harness(
+    inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gw: Path, layout: Layout
+) -> SandboxResult:
+    mounts = _harness_mounts(inputs, tmp, gw, layout, sandbox)
+    toolenv = harness_toolenv(tmp / "harness")  # read-only at its own path
+    mounts += toolenv.mounts() if toolenv else []
+    at = sandbox.visible_path
+    task_env = dict(layout.env)  # the Dockerfile's ENV, HOME and PATH, as in the container
+    python_path = ":".join(p for p in (at(mounts, "/harness"), task_env.get("PYTHONPATH")) if p)
+    env = {
+        **task_env,
+        "HARNESSPRO_TASK": at(mounts, "/harnesspro/task/task.json"),
+        "HARNESSPRO_OUT": at(mounts, "/harnesspro/out"),
+        "HARNESSPRO_MODEL": inputs.model.name,
+        "OPENAI_API_KEY": inputs.token,
+        "PYTHONPATH": python_path,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
+    # -S: the forwarder is standard library only, and skipping site saves most of its start-up
+    forward = [sys.executable, "-S", at(mounts, "/harnesspro/forwarder.py")]
+    argv = [*forward, at(mounts, "/run/harnesspro/gw.sock"), str(port), "--"]
+    argv += harness_command(tmp / "harness", toolenv)
+    result = sandbox.run(argv, mounts, env, layout.workdir, inputs.timeout_s)
+    layout.tidy()
+    return result
+
+
+def classify(
+    run: SandboxResult, out_dir: Path, gateway: Gateway, calls_pending: int = 0
+) -> tuple[RolloutStatus, str]:
+    """Status and a one-line reason. Only an upstream that kept failing is infrastructure:
+    everything else that happens inside the harness's own run (a call it held open at its own
+    time limit included) is the harness's.
+
+    `calls_pending`: model calls still unanswered when the harness run ended.
+    """
+    if any(call.status == 502 for call in gateway.calls):
+        return "infra_error", "the model upstream kept failing after retries (see gateway.jsonl)"
+    if run.timed_out:
+        # Waiting on a slow call is the harness's choice: its rollout's time is its own.
+        pending = " while a model call was still unanswered" if calls_pending else ""
+        return "timeout", f"{run.reason}{pending}"
+    if run.reason:
+        return "harness_error", run.reason
+    if run.exit_code != 0:
+        last = (run.stderr.strip().splitlines() or [""])[-1][:200]
+        return "harness_error", f"exited with status {run.exit_code}: {last}".rstrip(": ")
+    if tree_size(out_dir) > OUT_DIR_CAP:
+        return "harness_error", f"wrote more than {OUT_DIR_CAP:,} bytes to HARNESSPRO_OUT"
+    try:
+        json.loads(read_regular(out_dir / "result.json", RESULT_CAP) or b"")
+    except ValueError:
+        return "harness_error", "finished without writing a valid result.json (a regular file)"
+    if any(call.status == BUDGET_STATUS for call in gateway.calls):
+        return "budget_exhausted", "the gateway refused a call: the rollout's budget was spent"
+    return "ok", ""
+
+
+def total_cost(gateway: Gateway) -> float | None:
+    """Dollars of all calls, or None when the model is unpriced or any call's spend is
+    unknown (an unreadable answer, a broken stream, a call cut off): never 0 for unknown."""
+    if gateway.price is None or any(c.cost is None for c in gateway.calls):
+        return None
+    return sum(call.cost or 0.0 for call in gateway.calls)
+
+
+def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
+    """Our side could not set the task up: never counted as the harness's failure."""
+    return RolloutResult(
+        key=inputs.spec.key,
+        status="infra_error",
+        usage=Usage(),
+        cost=None,
+        latency_s=0.0,
+        n_calls=0,
+        official_pass=None,
+        trajectory="",
+        gateway_log="",
+        workspace={},
+        reason=reason.splitlines()[0][:300] if reason else "task setup failed",
+    )
+
+
+def _blame(status: RolloutStatus, reason: str, why: str) -> tuple[RolloutStatus, str]:
+    """The harness's failure `why`, unless the rollout already ended in a failure (kept)."""
+    if status in ("ok", "budget_exhausted"):
+        return "harness_error", why[:300]
+    return status, reason
+
+
+def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
+    """Run one rollout end to end; never raises for harness or task problems.
+
+    `upstream` overrides the one the model config names (tests pass a ReplayUpstream). The
+    rollout's folder on the host is removed whatever happens, under a time limit and at any
+    depth; one the harness left unremovable is its failure (the folder stays, named).
+    """
+    tmp = Path(tempfile.mkdtemp(prefix="hp-roll-"))
+    try:
+        result = _rollout_in(tmp, inputs, upstream)
+    finally:
+        left = remove_tree(tmp)
+    if left and result.status != "infra_error":
+        status, reason = _blame(result.status, result.reason, f"its folder stayed: {left}")
+        return replace(result, status=status, reason=reason)
+    return result
+
+
+def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> RolloutResult:
+    sandbox = make_sandbox(inputs.sandbox, Limits(memory_mb=inputs.memory_mb))
+    (tmp / "out").mkdir()
+    try:
+        task = materialise(inputs.task)
+        layout = open_task(task, tmp / "task")
+    except (TaskError, ToolEnvError, OSError, subprocess.SubprocessError) as exc:
+        return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
+    gateway_dir = tmp / "gw"
+    gateway_dir.mkdir()
+    if upstream is None:
+        seen = inputs.script and visible_script(inputs.script, sandbox, layout.mounts())
+        upstream = make_upstream(inputs, seen or None)
+    retry, _ = fitted(inputs.retry, inputs.timeout_s)
+    gateway = Gateway(
+        gateway_dir / "gw.sock", upstream, inputs.model.name, inputs.price, inputs.budget, retry
+    )
+    gateway.register(inputs.token, inputs.sampling_seed)
+    with gateway:
+        try:
+            run = _run_harness(inputs, sandbox, tmp, gateway_dir, layout)
+            status, reason = classify(run, tmp / "out", gateway, gateway.in_flight)
+        except HarnessError as exc:
+            run = SandboxResult(None, False, "", "", 0.0, str(exc))
+            status, reason = "harness_error", str(exc)
+        except InfraError as exc:
+            run = SandboxResult(None, False, "", "", 0.0, str(exc))
+            status, reason = "infra_error", str(exc).splitlines()[0][:300]
+    # The snapshot is taken before the verifier runs: grading cannot change what is scored.
+    try:
+        workspace = snapshot(layout.host(layout.workdir), sandbox, layout.workdir)
+    except SnapshotLimit as exc:
+        workspace = Snapshot()
+        status, reason = _blame(status, reason, str(exc))
+    verdict = grade(task, layout, sandbox) if inputs.grade else None
+    trajectory = read_regular(tmp / "out" / "trajectory.jsonl", TRAJECTORY_CAP) or b""
+    return RolloutResult(
+        key=inputs.spec.key,
+        status=status,
+        usage=total_usage(c.usage for c in gateway.calls),
+        cost=total_cost(gateway),
+        latency_s=run.wall_s,
+        n_calls=len(gateway.calls),
+        official_pass=verdict.passed if verdict else None,
+        trajectory=trajectory.decode(errors="replace"),
+        gateway_log="\n".join(gateway.log),
+        workspace=workspace,
+        detail=run.stderr[-2000:],
+        reason=reason,
+        verifier=verdict,
+        chat_log="\n".join(gateway.chat_log.lines),
+    )

@@ -1,0 +1,244 @@
+"""The search-cost account: improver calls (analyzer, planner, editor, synthesizer) through a
+gateway of their own in the driver, metered apart from the harness being evaluated.
+
+Every call is written to the ledger's `search_calls` table with its role, and to the run's
+`search/epoch-N/` folder: `gateway.jsonl` (the gateway's own usage log) and `calls.jsonl`
+(what each role asked and was answered, for audit). `budget.max_improver_dollars` caps the
+account over the whole run: once spent, calls raise `SearchUnavailable` and the improver
+falls back to the catalog.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harnesspro.core.atomic import atomic_path
+from harnesspro.core.config import ConfigError, ImproverConfig, Price, RunConfig
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.metrics import known_sum
+from harnesspro.core.registry import upstream_class
+from harnesspro.core.retry import RetryPolicy
+from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.gateway.prices import lookup_price
+from harnesspro.execution.gateway.server import Gateway
+from harnesspro.execution.gateway.upstream import ReplayUpstream, Upstream
+
+ROLES = ("analyzer", "planner", "editor", "synthesizer")
+UNKNOWN = "unknown"
+USAGE_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output", "reasoning"]
+
+
+class SearchUnavailable(Exception):
+    """An improver call could not be made or failed; the message is the one-line reason."""
+
+
+def improver_price(config: RunConfig) -> Price | None:
+    """The improver model's price; None (unknown) for unpriced models that are allowed and for
+    the offline stand-ins (scripted, replay) when no price is configured."""
+    improver = config.evolution.improver_model
+    try:
+        return lookup_price(improver.name, config.prices)
+    except ConfigError:
+        if improver.allow_unpriced or improver.upstream != "openai":
+            return None
+        raise ConfigError(
+            f"evolution.improver_model: model '{improver.name}' has no known price; add it "
+            f"under `prices.{improver.name}` or set evolution.improver_model.allow_unpriced."
+        ) from None
+
+
+def make_improver_upstream(improver: ImproverConfig) -> Upstream:
+    """The upstream the improver config names; provider keys stay in this process."""
+    if improver.upstream == "replay":
+        if improver.replay_log is None or not improver.replay_log.is_file():
+            raise ConfigError(
+                f"evolution.improver_model.replay_log: {improver.replay_log} is not a file; "
+                "give the JSONL of recorded replies."
+            )
+        return ReplayUpstream.from_log(improver.replay_log)
+    name = "openai" if improver.upstream == "openai" else "scripted-improver"
+    cls = upstream_class(name)
+    if name == "openai":
+        key = os.environ.get(improver.api_key_env or "", "")
+        upstream: Upstream = cls(improver.base_url, key)
+    else:
+        upstream = cls()
+    return upstream
+
+
+class SearchAccount:
+    """One epoch's improver calls: a gateway on its own socket, a token per role."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        improver: ImproverConfig,
+        price: Price | None,
+        ledger: Ledger,
+        epoch: int,
+        folder: Path,
+        cap_dollars: float | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.improver, self.ledger, self.epoch, self.folder = improver, ledger, epoch, folder
+        self.cap = cap_dollars
+        # A short socket path: Unix socket paths are limited to ~100 bytes.
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="hp-search-"))
+        self.gateway = Gateway(
+            self.socket_dir / "gw.sock", upstream, improver.name, price, retry=retry
+        )
+        self.tokens = {role: self._token(role) for role in ROLES}
+        self._logged = 0
+
+    def _token(self, role: str) -> str:
+        token = f"{role[:4]}-{secrets.token_hex(16)}"
+        self.gateway.register(token, f"search:{self.epoch}:{role}")
+        return token
+
+    def __enter__(self) -> SearchAccount:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.gateway.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.gateway.__exit__(*exc)
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+    # -- money ------------------------------------------------------------------------------
+    def spent(self) -> float:
+        """Dollars of every improver call of the run so far (unknown costs count as 0)."""
+        calls = self.ledger.search_calls()
+        return float(calls["cost"].fillna(0).sum()) if len(calls) else 0.0
+
+    def remaining(self) -> float | None:
+        return None if self.cap is None else self.cap - self.spent()
+
+    def check_budget(self) -> None:
+        left = self.remaining()
+        if left is not None and left <= 0:
+            raise SearchUnavailable(
+                f"the search budget (budget.max_improver_dollars = {self.cap}) is spent"
+            )
+
+    # -- calls ------------------------------------------------------------------------------
+    def chat(self, role: str, messages: list[dict[str, Any]], attempt: int = 1) -> tuple[str, int]:
+        """One metered call from the driver; returns (the reply's text, its ledger row id)."""
+        self.check_budget()
+        body = {"model": self.improver.name, "messages": messages, **self.improver.request}
+        start = len(self.gateway.calls)
+        try:
+            status, payload = self.gateway.chat(self.tokens[role], body)
+        except Exception as exc:  # a pluggable upstream may fail any way: never crash the run
+            self.record(role, start, attempt)
+            raise SearchUnavailable(f"the {role} call failed: {exc.__class__.__name__}") from exc
+        rows = self.record(role, start, attempt)
+        if status != 200:
+            error = payload.get("error", {})
+            message = error.get("message") if isinstance(error, dict) else error
+            raise SearchUnavailable(f"the {role} call failed: HTTP {status}: {message}"[:300])
+        try:
+            content = payload["choices"][0]["message"].get("content") or ""
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise SearchUnavailable(f"the {role} call returned no message") from None
+        self.transcript(role, attempt, messages, content)
+        return str(content), rows[-1]
+
+    @contextlib.contextmanager
+    def sandboxed(self, role: str, attempt: int = 1) -> Iterator[str]:
+        """A fresh token for a sandboxed improver (the editor) that the gateway caps at what
+        is left of the search budget while the block runs; its calls are recorded after."""
+        self.check_budget()
+        left = self.remaining()
+        start = len(self.gateway.calls)
+        self.gateway.budget = RolloutBudget(max_dollars=left) if left else RolloutBudget()
+        try:
+            yield self._token(role)
+        finally:
+            self.gateway.budget = RolloutBudget()
+            self.record(role, start, attempt)
+
+    def record(self, role: str, start: int, attempt: int = 1) -> list[int]:
+        """Write the gateway's calls since index `start` to the ledger as `role`'s."""
+        rows = [
+            self.ledger.record_search_call(self.epoch, role, attempt, call)
+            for call in self.gateway.calls[start:]
+        ]
+        with (self.folder / "gateway.jsonl").open("a") as log:
+            for line in self.gateway.log[self._logged :]:
+                log.write(line + "\n")
+        self._logged = len(self.gateway.log)
+        return rows
+
+    def note(self, rowid: int, note: str) -> None:
+        self.ledger.note_search_call(rowid, note)
+
+    def transcript(self, role: str, attempt: int, messages: object, reply: object) -> None:
+        """Append what a role was asked and answered to calls.jsonl (for audit)."""
+        record = {"role": role, "attempt": attempt, "messages": messages, "reply": reply}
+        with (self.folder / "calls.jsonl").open("a") as log:
+            log.write(json.dumps(record) + "\n")
+
+
+def search_cost_table(calls: pd.DataFrame) -> pd.DataFrame:
+    """Per epoch and role: calls, failed calls, token parts and dollars, plus a run total row.
+
+    Dollars are NaN (unknown) where any call of the group had no price, token parts where
+    any call reported no usage (never a partial sum).
+    """
+    columns = ["epoch", "role", "calls", "failed", *USAGE_COLUMNS, "dollars", "latency_s"]
+    if calls.empty:
+        return pd.DataFrame([["total", "all", 0, 0, 0, 0, 0, 0, 0, 0.0, 0.0]], columns=columns)
+    frame = calls.assign(failed=(calls["status"] != 200).astype(int))
+    keys = ["epoch", "role"]
+    grouped = frame.groupby(keys)
+    table = grouped[["latency_s", "failed"]].sum()
+    table[USAGE_COLUMNS] = grouped[USAGE_COLUMNS].agg(known_sum)
+    table.insert(0, "calls", grouped.size())
+    table["dollars"] = grouped["cost"].sum(min_count=1).where(~grouped["cost"].apply(_unknown))
+    table = table.reset_index()
+    total = {"epoch": "total", "role": "all", "calls": len(frame), "failed": frame["failed"].sum()}
+    total.update({c: known_sum(frame[c]) for c in USAGE_COLUMNS})
+    total["latency_s"] = frame["latency_s"].sum()
+    total["dollars"] = None if frame["cost"].isna().any() else float(frame["cost"].sum())
+    table = pd.concat([table.astype({"epoch": object}), pd.DataFrame([total])], ignore_index=True)
+    return table[columns]
+
+
+def _unknown(costs: pd.Series) -> bool:
+    return bool(costs.isna().any())
+
+
+def write_search_costs(ledger: Ledger, reports: Path) -> Path:
+    """reports/search_costs.csv: the search-cost account by epoch and role, with a total."""
+    reports.mkdir(parents=True, exist_ok=True)
+    path = reports / "search_costs.csv"
+    table = search_cost_table(ledger.search_calls())
+    for column in USAGE_COLUMNS:  # unknown is written `unknown`, never empty or 0
+        table[column] = [UNKNOWN if pd.isna(v) else int(v) for v in table[column]]
+    table["dollars"] = [UNKNOWN if pd.isna(v) else v for v in table["dollars"]]
+    with atomic_path(path) as tmp:
+        table.to_csv(tmp, index=False)
+    return path
+
+
+def describe_search_costs(ledger: Ledger) -> str:
+    """One line for the console: the run's search-cost account in total and by role."""
+    calls = ledger.search_calls()
+    if calls.empty:
+        return "search (improver) calls: none"
+    parts = []
+    for role, group in calls.groupby("role", sort=False):
+        cost = group["cost"]
+        parts.append(f"{role} {len(group)}" + ("" if cost.isna().any() else f" ${cost.sum():.4f}"))
+    total = "unknown $" if calls["cost"].isna().any() else f"${calls['cost'].sum():.4f}"
+    return f"search (improver) calls: {len(calls)}, {total} ({', '.join(parts)})"

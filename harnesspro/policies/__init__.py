@@ -1,1 +1,0 @@
-"""Model stand-ins that answer chat requests like a model would."""

@@ -1,0 +1,209 @@
+"""Everything one run's stages share, opened once by the driver."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+from rich.console import Console
+
+from harnesspro.core.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.metrics import Shortfall, candidate_scores, covering, on_split, shortfalls
+from harnesspro.core.records import Candidate, Score, Task
+from harnesspro.execution.gateway.prices import lookup_price
+from harnesspro.fakes.behaviour import (
+    DEFAULT_PROFILE,
+    BehaviourProfile,
+    ProfileError,
+    resolve_profile,
+)
+from harnesspro.harness.repo import HarnessRepo
+from harnesspro.improvers.account import improver_price
+from harnesspro.run.folder import RunFolder
+from harnesspro.tasks.keys import keyed_hashes
+from harnesspro.tasks.loader import TaskError, load_suite
+from harnesspro.tasks.manifest import manifest_splits, open_manifest
+from harnesspro.tasks.runtime import unrunnable_reason
+from harnesspro.tasks.splits import Splits, make_splits
+
+SEED_ID = "c000"
+
+
+def seed_template() -> Path:
+    """The seed harness shipped as package data."""
+    return Path(str(resources.files("harnesspro") / "seed"))
+
+
+def model_price(config: RunConfig) -> Price | None:
+    """The target model's price; None (cost unknown) only when the config allows it."""
+    try:
+        return lookup_price(config.model.name, config.prices)
+    except ConfigError:
+        if config.model.allow_unpriced:
+            return None
+        raise
+
+
+def runnable_tasks(tasks: list[Task], console: Console) -> dict[str, Task]:
+    """The tasks this machine can run; each other one is named with the reason, and left out."""
+    kept = {}
+    for task in tasks:
+        reason = unrunnable_reason(task)
+        if reason:
+            console.print(f"skipping {reason}", markup=False)
+        else:
+            kept[task.id] = task
+    return kept
+
+
+def check_ledger_kept(ledger: Ledger, run: RunFolder) -> None:
+    """An empty ledger next to saved rollouts was lost or replaced: resuming on it would run,
+    and bill, every one of those rollouts again."""
+    saved = run.saved_rollouts()
+    if saved and not ledger.candidates():
+        ledger.close()
+        raise ConfigError(
+            f"{run.ledger} is empty but {run.root / 'rollouts'} holds {saved} rollouts' "
+            "artifacts; restore the ledger from a copy, or pass a new --run-dir (resuming "
+            "here would run and bill them again)."
+        )
+
+
+def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
+    """A coreset size that disagrees with the manifest's coreset would be silently ignored."""
+    size = config.coreset.size
+    if size is not None and size != len(splits.coreset):
+        raise ConfigError(
+            f"coreset.size is {size} but the manifest {manifest} fixes a coreset of "
+            f"{len(splits.coreset)} tasks; drop coreset.size, set it to {len(splits.coreset)}, "
+            f"or write a new manifest with `harnesspro coreset --size {size}`."
+        )
+
+
+# Split keys a manifest fixes, and the name its `settings` record each one under.
+MANIFEST_SETTINGS = {"test_fraction": "test_fraction", "split_seed": "seed"}
+
+
+def check_split_settings(config: RunConfig, settings: dict[str, object], manifest: Path) -> None:
+    """An explicitly set tasks.test_fraction / tasks.split_seed that the manifest's splits
+    override would be silently ignored; one that matches what it was written with is fine."""
+    for key, recorded in MANIFEST_SETTINGS.items():
+        if key not in config.tasks.model_fields_set:
+            continue
+        value = getattr(config.tasks, key)
+        if recorded in settings and settings[recorded] == value:
+            continue
+        written = (
+            f"was written with {recorded} {settings[recorded]}"
+            if recorded in settings
+            else "records no such setting"
+        )
+        raise ConfigError(
+            f"tasks.{key} is {value} but the manifest {manifest} fixes the splits and {written}; "
+            f"drop tasks.{key} or write a new manifest with `harnesspro coreset`."
+        )
+
+
+@dataclass(frozen=True)
+class RunContext:
+    config: RunConfig
+    run: RunFolder
+    ledger: Ledger
+    repo: HarnessRepo
+    tasks: dict[str, Task]
+    splits: Splits
+    price: Price | None
+    console: Console
+    behaviour: BehaviourProfile = DEFAULT_PROFILE
+    """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
+    task_hashes: dict[str, str] | None = None
+    """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
+
+    @classmethod
+    def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
+        """Validate what can be validated, then create or reopen the run folder."""
+        price = model_price(config)
+        try:
+            behaviour = resolve_profile(config.model.behaviour.seed, config.model.behaviour.profile)
+        except ProfileError as exc:
+            raise ConfigError(str(exc)) from None
+        if "llm" in (config.evolution.improver, config.evolution.synthesizer):
+            improver_price(config)  # an unpriced improver model is refused before anything
+        tasks = runnable_tasks(load_suite(config.tasks.suite), console)
+        if config.tasks.manifest is not None:
+            manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
+            splits = manifest_splits(manifest, str(config.tasks.manifest))
+            check_coreset_size(config, splits, config.tasks.manifest)
+            check_split_settings(config, manifest.settings, config.tasks.manifest)
+        else:
+            splits = make_splits(
+                list(tasks.values()),
+                config.tasks.test_fraction,
+                config.tasks.split_seed,
+                config.coreset.size or DEFAULT_CORESET_SIZE,
+            )
+        missing = [t for t in (*splits.coreset, *splits.validation, *splits.test) if t not in tasks]
+        if missing:
+            raise TaskError(
+                f"{config.tasks.manifest}: lists task '{missing[0]}', which cannot run here (see "
+                "above); write a new manifest without it."
+            )
+        if not splits.coreset:
+            raise ConfigError(
+                f"tasks.suite {config.tasks.suite}: no task to evolve on ({len(tasks)} loadable "
+                "tasks); point it at a folder of task folders."
+            )
+        run.open(config)
+        ledger = Ledger(run.ledger)
+        check_ledger_kept(ledger, run)
+        refreshed = ledger.meta("splits")  # a coreset refresh (refresh.py) replaced them
+        if refreshed:
+            splits = Splits(**{k: tuple(v) for k, v in json.loads(refreshed).items()})
+        run.write_splits(splits)
+        repo = HarnessRepo(run.harness, run.worktrees)
+        repo.recover()  # we hold the run folder's lock: any git lock file is a crash's
+        hashes = keyed_hashes(ledger, tasks)
+        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes)
+
+    def candidates(self) -> dict[str, Candidate]:
+        return {c.id: c for c in self.ledger.candidates()}
+
+    def scoring_rollouts(self) -> pd.DataFrame:
+        """The ledger's rollouts; after a coreset refresh only those of candidates covering
+        the whole current coreset, so scores are never mixed across task sets."""
+        rollouts = self.ledger.rollouts()
+        return (
+            covering(rollouts, self.splits.coreset) if self.ledger.meta("refreshes") else rollouts
+        )
+
+    def scores(self) -> dict[str, Score]:
+        """Train-split (coreset) scores of every complete candidate, by the frozen tests:
+        a candidate a budget cap cut short, or with an infrastructure error in place of a
+        rollout, is never compared (see `incomplete`)."""
+        scores = candidate_scores(self.scoring_rollouts(), self.splits.coreset)
+        left_out = set(self.incomplete())
+        return {cid: s for cid, s in scores.items() if cid not in left_out}
+
+    def shortfalls(self) -> dict[str, Shortfall]:
+        """Candidates (the seed included) missing a scored coreset task x attempt: cut short
+        by a budget cap, or left with an infrastructure error where a rollout should be."""
+        coreset = on_split(self.ledger.rollouts(), "coreset")
+        attempts = range(self.config.evolution.rollouts_per_task)
+        ids = [c.id for c in self.ledger.candidates()]
+        return shortfalls(coreset, ids, self.splits.coreset, attempts)
+
+    def incomplete(self) -> list[str]:
+        """Candidates (not the seed, the reference) missing a scored coreset task x attempt:
+        never compared. The seed is always compared; `shortfalls` says what it misses."""
+        return sorted(cid for cid in self.shortfalls() if cid != SEED_ID)
+
+    def seed(self) -> Candidate:
+        """The seed candidate, committed to the run's harness repository once."""
+        commit, tree = self.repo.commit_seed(self.config.harness.seed or seed_template())
+        if SEED_ID not in self.candidates():
+            self.ledger.add_candidate(Candidate(SEED_ID, commit, tree, None, None, None, 0))
+        return self.candidates()[SEED_ID]
