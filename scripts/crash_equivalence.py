@@ -79,7 +79,7 @@ SHORT_S = 0.2
 
 def start(config: Path, run_dir: Path) -> subprocess.Popen[bytes]:
     """`harnesspro evolve` in its own process group (its Ray agents die with it)."""
-    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
+    argv = [sys.executable, "-m", "harnesspro", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
     with open(run_dir.parent / f"{run_dir.name}.stderr", "ab") as log:
         return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)

@@ -141,7 +141,7 @@ def start_evolve(config: Path, run_dir: Path) -> tuple[list[str], subprocess.Pop
     """Start `evolve` on `config` into `run_dir` in its own process group (so a test can kill
     it and its embedded Ray's agents with one `os.killpg`); returns the argv, for a second run,
     and the process."""
-    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
+    argv = [sys.executable, "-m", "harnesspro", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
     proc = subprocess.Popen(
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True

@@ -146,7 +146,7 @@ def alias_bomb(levels: int = 9) -> str:
 def test_a_yaml_alias_bomb_in_the_config_is_refused_not_a_hang(tmp_path: Path) -> None:
     config = tiny_config(tmp_path)
     config.write_text(config.read_text() + f"tasks:\n  suite: {alias_bomb()}\n")
-    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
+    argv = [sys.executable, "-m", "harnesspro", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(tmp_path / "run")]
     # Before the bound this hung in path resolution: a subprocess bounds the test instead.
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)

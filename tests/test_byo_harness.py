@@ -60,7 +60,9 @@ def test_well_formed_requirements_and_python_resolution(tmp_path: Path) -> None:
     assert static_problem(manifest(tmp_path, reqs), None) == ""
     env = ToolEnv(Path("/cache/toolenvs/abc"), ("x",))
     assert (
-        harness_command(manifest(tmp_path / "p", "[]"), env)[0] == "/cache/toolenvs/abc/bin/python"
+        # the environment as the sandbox sees it, bound where no task folder is
+        harness_command(manifest(tmp_path / "p", "[]"), env)[0]
+        == "/.harnesspro/toolenvs/abc/bin/python"
     )
 
 

@@ -241,7 +241,7 @@ def test_eval_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["eval", str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err
     assert main(["eval", str(tmp_path), "--attempts", "0"]) == 2
-    assert "at least 1" in capsys.readouterr().err
+    assert "K must be from 1 to 100" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -142,7 +142,7 @@ def test_bad_harnesses_end_as_recorded_harness_errors(tmp_path: Path) -> None:
     assert (failing.status, failing.reason) == ("harness_error", "exited with status 3: boom")
     silent = probe(tmp_path / "c", "true", result_json=False)
     assert silent.status == "harness_error"
-    assert silent.reason == "finished without writing a valid result.json"
+    assert silent.reason == "finished without writing a valid result.json (a regular file)"
     loud = probe(tmp_path / "d", "head -c 1000000000 /dev/zero")
     assert loud.status == "harness_error" and loud.reason.startswith("printed more than")
     for result in (no_command, failing, silent, loud):

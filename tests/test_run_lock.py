@@ -49,7 +49,7 @@ def test_two_concurrent_evolves_the_first_completes(tmp_path: Path) -> None:
     evaluation = {"final": False, "validation_rollouts": 0}
     config = tiny_config(tmp_path, evaluation=evaluation, evolution=evolution)
     run_dir = tmp_path / "run"
-    argv = [sys.executable, "-m", "harnesspro.cli", "evolve", "--config", str(config)]
+    argv = [sys.executable, "-m", "harnesspro", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
     first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_file(run_dir / "ledger.sqlite", first)
