@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
