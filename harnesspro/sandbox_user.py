@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 SANDBOX_UID = 65534
-"""`nobody`: owns no host file that a sandbox can reach (only the writable mounts we hand it)."""
+"""`nobody` (and group `nogroup`): owns no host file that a sandbox can reach (only the
+writable mounts we hand it)."""
 UNSHARE = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts")
 """Every namespace of `--unshare-all` but the user namespace: with one, root's capabilities
 stop at host files, and bubblewrap could not bind sources under root-only folders."""
@@ -35,6 +36,17 @@ LOADER_FILES = ("/etc/ld.so.preload", "/etc/ld.so.cache")
 def sandbox_uid() -> int | None:
     """The uid sandboxed commands switch to, or None when we are not root (nothing to drop)."""
     return SANDBOX_UID if os.geteuid() == 0 else None
+
+
+def share_socket(path: Path) -> None:
+    """Let the sandbox user connect to the Unix socket at `path`, bound into sandboxes by its
+    folder: both go to the sandbox's group (the socket 0660, the folder searchable by it)."""
+    if sandbox_uid() is None:
+        return
+    os.chown(path, -1, SANDBOX_UID)
+    os.chmod(path, 0o660)
+    os.chown(path.parent, -1, SANDBOX_UID)
+    os.chmod(path.parent, stat.S_IMODE(path.parent.stat().st_mode) | 0o010)
 
 
 def setpriv_path() -> str | None:

@@ -8,7 +8,6 @@ answers and the chat log are size-capped (`GatewayLimits`).
 from __future__ import annotations
 
 import json
-import os
 import socketserver
 import sys
 import threading
@@ -36,6 +35,7 @@ from harnesspro.gateway.streaming import sse
 from harnesspro.gateway.upstream import Upstream
 from harnesspro.gateway.usage import estimated_tokens, normalise_usage
 from harnesspro.records import ModelCall, Usage
+from harnesspro.sandbox_user import share_socket
 
 T = TypeVar("T")
 USAGE_PARTS = ("uncached_input", "cached_input", "cache_write", "output", "reasoning")
@@ -108,8 +108,7 @@ class Gateway:
         """Calls being answered right now (a rollout killed with one pending is our fault)."""
         self._closed = False
         self._server = _UnixHTTPServer(str(socket_path), _handler_for(self))
-        # Sandboxed commands run as an unprivileged user; the token is what admits a call.
-        os.chmod(socket_path, 0o666)
+        share_socket(socket_path)  # sandboxed commands run as an unprivileged user
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
