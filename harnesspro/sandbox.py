@@ -31,6 +31,7 @@ from harnesspro.sandbox_user import (
     Binds,
     guard_mounts,
     hand_over,
+    let_read,
     root_setup,
     sandbox_uid,
     setpriv_path,
@@ -275,6 +276,8 @@ class Bubblewrap:
             for mount in mounts:
                 if mount.writable:
                     hand_over(mount.source, user)
+                else:
+                    let_read(mount.source)
         tmp_bytes = self.limits.memory_mb * 1024 * 1024
         command = bwrap_argv(argv, mounts, env, cwd, tmp_bytes, user)
         return run_limited(

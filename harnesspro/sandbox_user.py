@@ -38,6 +38,30 @@ def sandbox_uid() -> int | None:
     return SANDBOX_UID if os.geteuid() == 0 else None
 
 
+def let_read(source: os.PathLike[str] | str) -> None:
+    """Let others read a read-only mount's own top (and search it, or run it where its owner
+    may): the sandbox user reads what is bound for it, and a folder made by `mkdtemp` is
+    0700. Only a plain file or folder, never through a link: one a harness left in a
+    workspace must not open a host file to everyone."""
+    try:
+        info = os.lstat(source)
+    except OSError:
+        return
+    mode = stat.S_IMODE(info.st_mode)
+    wanted = mode | 0o004 | (mode & 0o100) >> 6
+    if wanted == mode or not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+        return
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if os.fstat(fd).st_ino == info.st_ino:  # still the file looked at
+            os.fchmod(fd, wanted)
+    finally:
+        os.close(fd)
+
+
 def share_socket(path: Path) -> None:
     """Let the sandbox user connect to the Unix socket at `path`, bound into sandboxes by its
     folder: both go to the sandbox's group (the socket 0660, the folder searchable by it)."""

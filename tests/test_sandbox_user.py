@@ -97,3 +97,20 @@ def test_file_size_is_capped_per_sandbox(tmp_path: Path) -> None:
     assert "File too large" in result.stderr
     assert (tmp_path / "dd.bin").stat().st_size <= 2 << 20
     assert (tmp_path / "py.bin").stat().st_size <= 2 << 20
+
+
+@as_root
+def test_a_private_folder_bound_read_only_is_readable_but_links_are_left(tmp_path: Path) -> None:
+    tools = tmp_path / "tools"
+    tools.mkdir(mode=0o700)  # as `mkdtemp` makes a tool environment
+    (tools / "t.txt").write_text("tool")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cret")
+    secret.chmod(0o600)
+    link = tmp_path / "link"
+    link.symlink_to(secret)
+    mounts = [Mount(tools, "/opt/tools"), Mount(link, "/opt/link")]
+    script = "cat /opt/tools/t.txt; cat /opt/link"
+    result = Bubblewrap().run(["bash", "-c", script], mounts, {}, "/", 30)
+    assert result.stdout == "tool", result.stderr
+    assert "s3cret" not in result.stdout and (secret.stat().st_mode & 0o777) == 0o600
