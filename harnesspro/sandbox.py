@@ -277,7 +277,7 @@ class Bubblewrap:
                 if mount.writable:
                     hand_over(mount.source, user)
                 else:
-                    let_read(mount.source)
+                    let_read(mount.source, (*SYSTEM_DIRS, *python_dirs()))
         tmp_bytes = self.limits.memory_mb * 1024 * 1024
         command = bwrap_argv(argv, mounts, env, cwd, tmp_bytes, user)
         return run_limited(

@@ -38,26 +38,27 @@ def sandbox_uid() -> int | None:
     return SANDBOX_UID if os.geteuid() == 0 else None
 
 
-def let_read(source: os.PathLike[str] | str) -> None:
-    """Let others read a read-only mount's own top (and search it, or run it where its owner
-    may): the sandbox user reads what is bound for it, and a folder made by `mkdtemp` is
-    0700. Only a plain file or folder, never through a link: one a harness left in a
-    workspace must not open a host file to everyone."""
+def let_read(source: os.PathLike[str] | str, system_dirs: Sequence[str]) -> None:
+    """Let others list and cross a folder bound read-only (a folder made by `mkdtemp`, say a
+    tool environment, is 0700): the sandbox user reads what is bound for it. Never a host
+    system folder's entry (/etc/shadow stays root's), never a file, never through a link."""
     try:
         info = os.lstat(source)
+        real = os.path.realpath(source)
     except OSError:
         return
     mode = stat.S_IMODE(info.st_mode)
-    wanted = mode | 0o004 | (mode & 0o100) >> 6
-    if wanted == mode or not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+    if not stat.S_ISDIR(info.st_mode) or mode & 0o005 == 0o005:
+        return
+    if real == "/" or any(_under(real, folder) for folder in system_dirs):
         return
     try:
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(source, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return
     try:
-        if os.fstat(fd).st_ino == info.st_ino:  # still the file looked at
-            os.fchmod(fd, wanted)
+        if os.fstat(fd).st_ino == info.st_ino:  # still the folder looked at
+            os.fchmod(fd, mode | 0o005)
     finally:
         os.close(fd)
 

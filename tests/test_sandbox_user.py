@@ -114,3 +114,18 @@ def test_a_private_folder_bound_read_only_is_readable_but_links_are_left(tmp_pat
     result = Bubblewrap().run(["bash", "-c", script], mounts, {}, "/", 30)
     assert result.stdout == "tool", result.stderr
     assert "s3cret" not in result.stdout and (secret.stat().st_mode & 0o777) == 0o600
+
+
+@as_root
+def test_host_system_entries_bound_read_only_keep_their_modes() -> None:
+    # A task that adds a file under /etc has the host's /etc entries re-bound one by one.
+    private = [p for p in (Path("/etc/shadow"), Path("/etc/ssl/private")) if p.exists()]
+    before = {p: p.stat().st_mode for p in private}
+    try:
+        mounts = [Mount(p, str(p)) for p in private]
+        result = Bubblewrap().run(["bash", "-c", "cat /etc/shadow"], mounts, {}, "/", 30)
+        assert result.exit_code != 0 and "Permission denied" in result.stderr
+        assert {p: p.stat().st_mode for p in private} == before
+    finally:  # should this regress, leave the host as it was
+        for path, mode in before.items():
+            path.chmod(mode)
