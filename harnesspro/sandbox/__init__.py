@@ -1,8 +1,9 @@
 """Sandboxes for harness and test processes.
 
 `Bubblewrap`: read-only system, only the given mounts writable, no network, own PID
-namespace, host environment not inherited, memory and process caps, output cap, and a
-wall-clock timeout that kills every process the sandbox started. `Local`: the same
+namespace, host environment not inherited, never root (`harnesspro.sandbox.user`), memory, process and
+file-size caps, output cap, and a wall-clock timeout that kills every process the sandbox
+started. `Local`: the same
 interface with no isolation at all, for machines without bubblewrap; it warns loudly.
 """
 
@@ -26,6 +27,16 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from harnesspro.sandbox.cgroup import SandboxCgroup
+from harnesspro.sandbox.user import (
+    Binds,
+    guard_mounts,
+    hand_over,
+    let_read,
+    root_setup,
+    sandbox_uid,
+    setpriv_path,
+    switch_command,
+)
 
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 
@@ -52,6 +63,9 @@ class Limits:
     """Bytes of stdout and of stderr kept."""
     output_max: int = 64_000_000
     """Bytes of stdout + stderr after which the run is killed as a harness error."""
+    max_file_mb: int = 1024
+    """Largest file any sandboxed process may write (RLIMIT_FSIZE, /tmp included): a write
+    past it fails (EFBIG, or SIGXFSZ kills the writer). Per file, not a quota over all."""
 
 
 @dataclass(frozen=True)
@@ -92,21 +106,19 @@ def sandbox_path() -> str:
     return f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin"
 
 
-def _system_args() -> list[str]:
-    args: list[str] = []
+def _system_args(binds: Binds) -> None:
     for name in SYSTEM_DIRS:
         if os.path.islink(name):
-            args += ["--symlink", os.readlink(name), name]
+            binds.args += ["--symlink", os.readlink(name), name]
         elif os.path.exists(name):
-            args += ["--ro-bind", name, name]
+            binds.add("--ro-bind", name, name)
     for prefix in python_dirs():
-        args += ["--ro-bind", prefix, prefix]
+        binds.add("--ro-bind", prefix, prefix)
     # An installed (non-editable) harnesspro sits inside the interpreter prefix, with the
     # built-in tasks' tests and reference solutions: hide the whole package.
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     if any(package.startswith(prefix + os.sep) for prefix in python_dirs()):
-        args += ["--tmpfs", package]
-    return args
+        binds.args += ["--tmpfs", package]
 
 
 def bwrap_argv(
@@ -115,21 +127,48 @@ def bwrap_argv(
     env: Mapping[str, str],
     cwd: str,
     tmp_bytes: int | None = None,
+    user: int | None = None,
 ) -> list[str]:
     """The full bubblewrap command line; the host environment is never inherited.
-    `tmp_bytes` sizes the sandbox's /tmp (a tmpfs is RAM: it counts against memory)."""
-    args = ["bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"]
+    `tmp_bytes` sizes the sandbox's /tmp and /dev/shm (a tmpfs is RAM: it counts against
+    memory). `user`: bubblewrap runs as root and the command as this uid (`harnesspro.sandbox.user`);
+    None: bubblewrap runs as us, in its own user namespace."""
+    setpriv = _setpriv() if user is not None else ""
+    args = ["bwrap", "--die-with-parent", "--new-session"]
+    if setpriv:
+        args += root_setup()
+    else:
+        args += ["--unshare-all", "--cap-drop", "ALL"]
     sized = ["--size", str(tmp_bytes)] if tmp_bytes else []
     # Empty /tmp and /run first: the interpreter (a venv under /tmp, say) is bound after them.
-    args += ["--dev", "/dev", "--proc", "/proc", *sized, "--tmpfs", "/tmp", "--tmpfs", "/run"]
-    args += _system_args()
+    args += ["--dev", "/dev", "--proc", "/proc", *sized, "--perms", "1777", "--tmpfs", "/tmp"]
+    args += [*sized, "--perms", "1777", "--tmpfs", "/dev/shm", "--tmpfs", "/run"]
+    binds = Binds()
+    _system_args(binds)
     for mount in mounts:
-        args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+        binds.add("--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target)
+    args += binds.args
+    if setpriv:
+        args += guard_mounts([m.target for m in mounts if m.writable], setpriv)
     # The sandbox's own root (where mount points were made) becomes read-only too.
-    args += ["--remount-ro", "/", "--clearenv", "--chdir", cwd]
-    for key, value in {"PATH": sandbox_path(), "HOME": "/tmp", "LANG": "C.UTF-8", **env}.items():
+    args += ["--remount-ro", "/", "--clearenv"]
+    env = {"PATH": sandbox_path(), "HOME": "/tmp", "LANG": "C.UTF-8", **env}
+    if user is not None and setpriv:
+        return [*args, "--", *switch_command(user, setpriv, env, cwd, argv)]
+    args += ["--chdir", cwd]
+    for key, value in env.items():
         args += ["--setenv", key, value]
     return [*args, "--", *argv]
+
+
+def _setpriv() -> str:
+    found = setpriv_path()
+    if found is None:
+        raise SandboxUnavailable(
+            "setpriv (util-linux) is missing: the sandbox cannot drop root for the commands it "
+            "runs; install it with `apt-get install -y util-linux`."
+        )
+    return found
 
 
 class _Capture:
@@ -152,9 +191,12 @@ class _Capture:
         return self.kept.decode("utf-8", errors="replace")
 
 
-def _preexec(cgroup: SandboxCgroup, memory_bytes: int) -> None:
+def _preexec(cgroup: SandboxCgroup, limits: Limits) -> None:
     cgroup.join()
+    memory_bytes = limits.memory_mb * 1024 * 1024
+    file_bytes = limits.max_file_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
 
 
 def run_limited(
@@ -175,7 +217,7 @@ def run_limited(
         env=dict(env) if env is not None else None,
         cwd=cwd,
         start_new_session=True,
-        preexec_fn=lambda: _preexec(cgroup, limits.memory_mb * 1024 * 1024),
+        preexec_fn=lambda: _preexec(cgroup, limits),
     )
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Capture(proc.stdout, limits.output_keep), _Capture(proc.stderr, limits.output_keep)
@@ -217,6 +259,8 @@ class Bubblewrap:
                 "bubblewrap (bwrap) is not installed; install it with "
                 "`apt-get install -y bubblewrap` (or run `make quickstart` as root)."
             )
+        if sandbox_uid() is not None:
+            _setpriv()
         self.limits = limits or Limits()
 
     def run(
@@ -227,7 +271,15 @@ class Bubblewrap:
         cwd: str,
         timeout_s: float,
     ) -> SandboxResult:
-        command = bwrap_argv(argv, mounts, env, cwd, self.limits.memory_mb * 1024 * 1024)
+        user = sandbox_uid()
+        if user is not None:
+            for mount in mounts:
+                if mount.writable:
+                    hand_over(mount.source, user)
+                else:
+                    let_read(mount.source, (*SYSTEM_DIRS, *python_dirs()))
+        tmp_bytes = self.limits.memory_mb * 1024 * 1024
+        command = bwrap_argv(argv, mounts, env, cwd, tmp_bytes, user)
         return run_limited(
             command, {"PATH": os.environ.get("PATH", "")}, None, timeout_s, self.limits
         )

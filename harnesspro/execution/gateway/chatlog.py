@@ -9,7 +9,9 @@ the rest, then the assistant `response`. One line per successful call:
     {"call": 0, "prefix": 0, "messages": [...], "tools": [...], "params": {...},
      "response": {"role": "assistant", "content": ..., "tool_calls": [...]}}
 
-`tools` and `params` appear only when they differ from the previous call's.
+`tools` and `params` appear only when they differ from the previous call's. The log is
+capped (`max_bytes`): the call that would pass the cap and every later one are left out,
+after one line `{"call": n, "omitted": "..."}` saying so.
 """
 
 from __future__ import annotations
@@ -27,10 +29,16 @@ class ChatLog:
     """Per-token conversation state of one gateway; `lines` is the JSONL to write."""
 
     lines: list[str] = field(default_factory=list)
+    max_bytes: int | None = None
+    """Bytes of JSONL kept (None: no cap); later calls are left out, said in one line."""
+    size: int = 0
+    full: bool = False
     _seen: dict[str, tuple[list[Any], Any, Any]] = field(default_factory=dict)
 
     def add(self, token: str, body: Mapping[str, Any], response: Mapping[str, Any]) -> None:
         """Log one answered request of `token`'s rollout."""
+        if self.full:
+            return  # a later line would diff against calls that were left out
         messages = list(body.get("messages") or [])
         tools = body.get("tools")
         params = {k: v for k, v in body.items() if k not in TRANSPORT}
@@ -45,7 +53,15 @@ class ChatLog:
         if params != old_params:
             line["params"] = params
         line["response"] = dict(response)
-        self.lines.append(json.dumps(line))
+        text = json.dumps(line)
+        if self.max_bytes is not None and self.size + len(text) + 1 > self.max_bytes:
+            self.full = True
+            note = (
+                f"chat.jsonl reached its cap of {self.max_bytes:,} bytes; later calls are left out"
+            )
+            text = json.dumps({"call": len(self.lines), "omitted": note})
+        self.lines.append(text)
+        self.size += len(text) + 1
         self._seen[token] = ([*messages, dict(response)], tools, params)
 
 
@@ -99,6 +115,8 @@ def conversation(text: str) -> Conversation:
         if not raw.strip():
             continue
         line = json.loads(raw)
+        if "omitted" in line:
+            continue
         history = [*history[: int(line["prefix"])], *line["messages"], line["response"]]
         if "tools" in line:
             tools = line["tools"] or []

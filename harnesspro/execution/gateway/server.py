@@ -1,7 +1,8 @@
 """The metering gateway: OpenAI Chat Completions on a Unix socket, every call metered.
 
 Per call it checks the rollout's budget, forwards with bounded retries, normalises usage,
-prices it and logs usage parts, dollars, latency, upstream status and retry count.
+prices it and logs usage parts, dollars, latency, upstream status and retry count. Requests,
+answers and the chat log are size-capped (`GatewayLimits`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,19 @@ from harnesspro.core.records import ModelCall, Usage
 from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.core.rollout_budget import RolloutBudget, Spent
 from harnesspro.execution.gateway.chatlog import ChatLog, assemble, first_message
+from harnesspro.execution.gateway.limits import (
+    TOO_LARGE_STATUS,
+    GatewayLimits,
+    content_length,
+    drain,
+    too_large,
+)
 from harnesspro.execution.gateway.prices import cost_of
 from harnesspro.execution.gateway.shape import request_shape
 from harnesspro.execution.gateway.streaming import sse
 from harnesspro.execution.gateway.upstream import Upstream
 from harnesspro.execution.gateway.usage import estimated_tokens, normalise_usage
+from harnesspro.sandbox.user import share_socket
 
 T = TypeVar("T")
 USAGE_PARTS = ("uncached_input", "cached_input", "cache_write", "output", "reasoning")
@@ -78,6 +87,7 @@ class Gateway:
         price: Price | None,
         budget: RolloutBudget | None = None,
         retry: RetryPolicy | None = None,
+        limits: GatewayLimits | None = None,
     ) -> None:
         self.socket_path, self.upstream, self.model, self.price = (
             socket_path,
@@ -87,16 +97,18 @@ class Gateway:
         )
         self.budget = budget or RolloutBudget()
         self.retry = retry or RetryPolicy()
+        self.limits = limits or GatewayLimits()
         self.accounts: dict[str, Account] = {}
         self.calls: list[ModelCall] = []
         self.log: list[str] = []
-        self.chat_log = ChatLog()
+        self.chat_log = ChatLog(max_bytes=self.limits.chat_log_max)
         """Messages and replies of every answered call (chat.jsonl)."""
         self._lock = threading.Lock()
         self.in_flight = 0
         """Calls being answered right now (a rollout killed with one pending is our fault)."""
         self._closed = False
         self._server = _UnixHTTPServer(str(socket_path), _handler_for(self))
+        share_socket(socket_path)  # sandboxed commands run as an unprivileged user
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -134,6 +146,15 @@ class Gateway:
             return BUDGET_STATUS, _error(f"budget_exhausted: {exhausted}", "budget_exhausted")
         return account
 
+    def refuse_large(self, token: str, size: int) -> tuple[int, dict[str, Any]]:
+        """Refuse a request body of `size` bytes, over the cap, without having read it."""
+        if token not in self.accounts:
+            return 401, _error("unknown rollout token", "invalid_api_key")
+        self._record(token, Usage(), 0.0, TOO_LARGE_STATUS, 0)  # never sent: nothing billed
+        cap = self.limits.request_max
+        message = too_large("the request body", size, cap, "send a shorter request")
+        return TOO_LARGE_STATUS, _error(message, "request_too_large")
+
     def chat(self, token: str, body: Any) -> tuple[int, dict[str, Any]]:
         """Forward one non-streaming request; returns (HTTP status, JSON body)."""
         admitted = self._admit(token, body)
@@ -162,10 +183,19 @@ class Gateway:
             usage = failed.usage + normalise_usage(reported)
         elapsed = time.monotonic() - started
         message = first_message(response)
+        size = len(json.dumps(response))
+        if size > self.limits.response_max:
+            self._record(token, usage, elapsed, TOO_LARGE_STATUS, retries, body, landed=True)
+            return TOO_LARGE_STATUS, self._answer_too_large(size)
         self._record(token, usage, elapsed, 200, retries, body, message, landed=True)
         with self._lock:
             self.chat_log.add(token, body, message)
         return 200, response
+
+    def _answer_too_large(self, size: int) -> dict[str, Any]:
+        cap = self.limits.response_max
+        advice = "ask for a shorter answer (fewer choices or output tokens)"
+        return _error(too_large("the model's answer", size, cap, advice), "response_too_large")
 
     def _begin(self) -> None:
         with self._lock:
@@ -197,11 +227,19 @@ class Gateway:
                     ),
                     self.retry,
                 )
+                sent = 0
                 for chunk in chunks:
                     if chunk.get("usage"):
                         usage = normalise_usage(chunk["usage"])
+                    event = sse(chunk)
+                    sent += len(event)
+                    if sent > self.limits.response_max:
+                        # Billed for what streamed so far, which nobody counted: unknown.
+                        status, failed.unknown = TOO_LARGE_STATUS, failed.unknown or not usage
+                        yield sse(self._answer_too_large(sent))
+                        break
                     seen.append(chunk)
-                    yield sse(chunk)
+                    yield event
             except UpstreamError as exc:
                 status, retries = _status(exc), exc.retries
                 failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
@@ -315,6 +353,8 @@ def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            if self.close_connection:
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(data)
 
@@ -338,11 +378,23 @@ def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
                 self._send(404, _error(f"no route {self.path}", "not_found"))
 
         def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            length = content_length(self.headers.get("Content-Length"))
+            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+            if length is None:
+                self.close_connection = True
+                self._send(400, _error("Content-Length is not a byte count", "invalid_request"))
+                return
+            if length > gateway.limits.request_max:
+                # Refused from the header; the body is dropped as it comes, never held.
+                self.close_connection = True
+                self._send(*gateway.refuse_large(token, length))
+                self.wfile.flush()
+                drain(self.rfile, self.connection, length, gateway.limits)
+                return
+            raw = self.rfile.read(length)
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send(404, _error(f"no route {self.path}", "not_found"))
                 return
-            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
             try:
                 body = json.loads(raw)
             except json.JSONDecodeError:
