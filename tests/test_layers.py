@@ -172,3 +172,20 @@ def test_no_module_of_the_package_is_imported_inside_a_function() -> None:
         if inside
     ]
     assert local == []
+
+
+def test_the_public_surface_is_what_it_says() -> None:
+    # Changing it is an API change: update this list on purpose, and the docs with it.
+    assert sorted(harnesspro.__all__) == sorted(
+        [
+            "__version__",
+            "RunConfig",
+            "load_config",
+            "main",
+            "OperatingPoint",
+            "load_profiles",
+            "export_profile",
+        ]
+    )
+    for name in harnesspro.__all__:
+        assert getattr(harnesspro, name) is not None

@@ -6,11 +6,16 @@ that fixes it. Required checks decide the exit code; optional ones (Chromium) on
 
 from __future__ import annotations
 
+import argparse
 import importlib.metadata
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.console import Console
+
+from harnesspro.cli.handlers import Handler
 from harnesspro.core.config import ConfigError
 from harnesspro.execution.gateway.prices import lookup_price
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
@@ -133,3 +138,22 @@ def render(check: Check) -> str:
     mark = "ok  " if check.ok else ("FAIL" if check.required else "warn")
     line = f"{mark} {check.name}: {check.detail}"
     return f"{line} -> {check.fix}" if check.fix and not check.ok else line
+
+
+def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
+    """Add `doctor`."""
+    sub.add_parser("doctor", help="check that this machine can run the quickstart (run it first)")
+    return {"doctor": cmd_doctor}
+
+
+def cmd_doctor(args: argparse.Namespace, console: Console) -> int:
+    """One line per check; exit 0 when the quickstart can run, 2 otherwise."""
+    checks = run_checks()
+    for check in checks:
+        console.print(render(check), markup=False, highlight=False)
+    if ready(checks):
+        console.print("ready: `make quickstart` can run here", markup=False)
+        return 0
+    print("harnesspro: this machine cannot run the quickstart yet; fix the FAIL lines above.",
+          file=sys.stderr)  # fmt: skip
+    return 2

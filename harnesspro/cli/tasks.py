@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
 
+from harnesspro.cli.handlers import Handler
 from harnesspro.core.ledger import LedgerDamaged, passing_tasks
 from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
@@ -23,7 +23,6 @@ from harnesspro.tasks.manifest import ManifestError, build_manifest, splits_dict
 from harnesspro.tasks.splits import make_splits
 from harnesspro.tasks.verify import validate_task
 
-Handler = Callable[[argparse.Namespace, Console], int]
 USER_ERRORS = (TaskError, ManifestError, SandboxUnavailable, LedgerDamaged)
 
 

@@ -18,7 +18,7 @@ from harnesspro import __version__
 from harnesspro.core.money import dollars, tokens
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports.rundata import RunData
-from harnesspro.run.operating_points import Profile
+from harnesspro.run.operating_points import OperatingPoint
 
 SEED_REQUIREMENT = "pyyaml"  # the seed agent's one import beyond the standard library
 SCRIPTED_NOTE = (
@@ -55,7 +55,7 @@ def _num(value: object) -> float | None:
     return float(value)  # type: ignore[arg-type]
 
 
-def provenance(data: RunData, profile: Profile, diff_summary: str) -> Provenance:
+def provenance(data: RunData, profile: OperatingPoint, diff_summary: str) -> Provenance:
     """The export's facts from the run: coreset estimates with their intervals (the selection's
     evidence) and, when the held-out evaluation ran, the test-split figures."""
     mine = data.rollouts[
@@ -187,7 +187,7 @@ def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
 
 
 def export_profile(
-    data: RunData, profile: Profile, out: Path, seed_commit: str | None
+    data: RunData, profile: OperatingPoint, out: Path, seed_commit: str | None
 ) -> Provenance:
     """Write the harness of `profile` into `out` with README.md, provenance.json and a
     harness.toml named after the profile."""

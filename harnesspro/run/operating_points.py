@@ -14,7 +14,7 @@ from harnesspro.core.metrics import known_mean, on_split, row_tokens
 
 
 @dataclass(frozen=True)
-class Profile:
+class OperatingPoint:
     mode: str
     candidate: str
     commit: str
@@ -69,7 +69,7 @@ def _uncertainty(intervals: pd.DataFrame, epoch: int, cid: str) -> dict[str, Any
     }
 
 
-def load_profiles(run_dir: Path) -> list[Profile]:
+def load_profiles(run_dir: Path) -> list[OperatingPoint]:
     """The last finished epoch's selection, one profile per mode."""
     if not (run_dir / "ledger.sqlite").is_file():
         raise RunNotFound(f"{run_dir}: not a run folder (no ledger.sqlite); pass runs/<run-id>.")
@@ -88,7 +88,7 @@ def load_profiles(run_dir: Path) -> list[Profile]:
         per_rollout = rollouts.assign(tokens=row_tokens(rollouts))
         tokens = per_rollout.groupby("candidate_id")["tokens"].agg(known_mean)
         return [
-            Profile(
+            OperatingPoint(
                 mode=str(row.mode),
                 candidate=str(row.candidate_id),
                 commit=candidates[str(row.candidate_id)].commit,

@@ -1,9 +1,9 @@
 """Sandboxes for harness and test processes.
 
 `Bubblewrap`: read-only system, only the given mounts writable, no network, own PID
-namespace, host environment not inherited, never root (`harnesspro.sandbox.user`), memory, process and
-file-size caps, output cap, and a wall-clock timeout that kills every process the sandbox
-started. `Local`: the same
+namespace, host environment not inherited, never root (`harnesspro.sandbox.user`), memory,
+process and file-size caps, output cap, and a wall-clock timeout that kills every process the
+sandbox started. `Local`: the same
 interface with no isolation at all, for machines without bubblewrap; it warns loudly.
 """
 
@@ -131,8 +131,8 @@ def bwrap_argv(
 ) -> list[str]:
     """The full bubblewrap command line; the host environment is never inherited.
     `tmp_bytes` sizes the sandbox's /tmp and /dev/shm (a tmpfs is RAM: it counts against
-    memory). `user`: bubblewrap runs as root and the command as this uid (`harnesspro.sandbox.user`);
-    None: bubblewrap runs as us, in its own user namespace."""
+    memory). `user`: bubblewrap runs as root and the command as this uid
+    (`harnesspro.sandbox.user`); None: bubblewrap runs as us, in its own user namespace."""
     setpriv = _setpriv() if user is not None else ""
     args = ["bwrap", "--die-with-parent", "--new-session"]
     if setpriv:

@@ -1,0 +1,60 @@
+"""`harnesspro evolve` and `harnesspro eval`: run (or resume) an evolution, and the held-out
+evaluation of its operating points."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from harnesspro.cli.handlers import Handler
+from harnesspro.cli.results import cmd_report_paths
+from harnesspro.core.config import MAX_REPEATS, ConfigError, load_config
+from harnesspro.evaluation.engine import check_ray
+from harnesspro.evaluation.heldout import open_run
+from harnesspro.evolution.loop import finish_run, run_evolution
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder, default_run_dir
+from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap
+from harnesspro.sandbox.cgroup import unenforced_limits
+
+
+def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
+    """Add `evolve` and `eval`."""
+    evolve = sub.add_parser("evolve", help="run (or resume) an evolution")
+    evolve.add_argument("--config", required=True, type=Path)
+    evolve.add_argument("--run-dir", type=Path, help="default: runs/<name>-<config hash>")
+    evolve.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
+    held_out.add_argument("run_dir", type=Path)
+    held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
+    return {"evolve": cmd_evolve, "eval": cmd_eval}
+
+
+def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
+    config = load_config(args.config, args.set)
+    check_ray(config.ray)
+    if config.sandbox.backend == "bubblewrap":
+        Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
+    run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
+    console.print(f"run folder: {run.root}")
+    for note in unenforced_limits():  # said once, at start
+        console.print(f"warning: sandbox limit not enforced here: {note}", markup=False)
+    if config.sandbox.backend == "local":
+        console.print(LOCAL_WARNING, markup=False)
+    ctx = RunContext.open(config, run, console)
+    if ctx.ledger.meta("status") == "complete":
+        console.print("this run is complete; nothing to do (reports below).")
+    run_evolution(ctx)
+    return cmd_report_paths(run.root, console)
+
+
+def cmd_eval(args: argparse.Namespace, console: Console) -> int:
+    if args.attempts is not None and not 1 <= args.attempts <= MAX_REPEATS:
+        raise ConfigError(f"--attempts {args.attempts}: K must be from 1 to {MAX_REPEATS}.")
+    ctx = open_run(args.run_dir, console)
+    if ctx.config.sandbox.backend == "bubblewrap":
+        Bubblewrap()  # fail before any rollout when the sandbox cannot run
+    finish_run(ctx, args.attempts or ctx.config.evaluation.attempts)
+    return 0
