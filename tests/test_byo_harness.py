@@ -116,6 +116,6 @@ def test_tool_env_is_the_interpreter_and_read_only(mini_env: ToolEnv, tmp_path: 
     result = run_rollout(inputs_for_harness(harness))
     assert result.status == "ok", result.reason + result.detail
     assert json.loads(result.workspace["probe.json"]) == {
-        "prefix": str(mini_env.root),
+        "prefix": mini_env.target,  # where the sandbox sees it
         "written": False,
     }

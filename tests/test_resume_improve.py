@@ -26,7 +26,8 @@ from tests.conftest import built_once, run_own_group, tiny_config
 # after the named operation's first call returns - a real kill -9 at a known place.
 RUNNER = """
 import json, os, signal, sys
-from harnesspro import cli, improve
+from harnesspro import cli
+from harnesspro.evolution import improve
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.evolution.strategies import nsga2
 from harnesspro.core.ledger import Ledger

@@ -27,13 +27,17 @@ from harnesspro.core.ledger import plan_of
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.editor.apply import EditFn, apply_plan
 from harnesspro.harness.merge import merge_yaml
+from harnesspro.harness.repo import AUTHOR
 from harnesspro.reports.levers import plan_levers
 from harnesspro.run.context import RunContext
 from harnesspro.selection.composition import Decision, Sibling, composition_table, decide, expansion
 
 
 def _git(worktree: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=worktree, capture_output=True, text=True)
+    # The run's own identity, as its commits have: a machine without a global git identity
+    # (a fresh CI HOME) would otherwise refuse the merge.
+    who = ["-c", f"user.name={AUTHOR.name}", "-c", f"user.email={AUTHOR.email}"]
+    return subprocess.run(["git", *who, *args], cwd=worktree, capture_output=True, text=True)
 
 
 def _merge_configs(worktree: Path, conflicted: list[str]) -> str:
