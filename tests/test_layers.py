@@ -189,3 +189,27 @@ def test_the_public_surface_is_what_it_says() -> None:
     )
     for name in harnesspro.__all__:
         assert getattr(harnesspro, name) is not None
+
+
+def console_writes(path: Path) -> list[int]:
+    """Lines where a file writes to a console (`<...>.console.print(...)`, `console.rule`)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        owner = node.func.value
+        name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+        if name == "console" and node.func.attr in ("print", "rule", "log"):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_orchestration_and_the_commands_write_the_console() -> None:
+    below = LAYERS.index(["evolution"])  # the epoch loop, and everything above it
+    writers = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for module, path in modules(PACKAGE).items()
+        if layer_of(module) < below
+        for line in console_writes(path)
+    ]
+    assert writers == []

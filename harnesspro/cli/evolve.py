@@ -44,6 +44,8 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     if config.sandbox.backend == "local":
         console.print(LOCAL_WARNING, markup=False)
     ctx = RunContext.open(config, run, console)
+    for line in ctx.skipped:
+        console.print(line, markup=False)
     if ctx.ledger.meta("status") == "complete":
         console.print("this run is complete; nothing to do (reports below).")
     run_evolution(ctx)
@@ -54,6 +56,8 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     if args.attempts is not None and not 1 <= args.attempts <= MAX_REPEATS:
         raise ConfigError(f"--attempts {args.attempts}: K must be from 1 to {MAX_REPEATS}.")
     ctx = open_run(args.run_dir, console)
+    for line in ctx.skipped:
+        console.print(line, markup=False)
     if ctx.config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before any rollout when the sandbox cannot run
     finish_run(ctx, args.attempts or ctx.config.evaluation.attempts)

@@ -253,6 +253,13 @@ class Evaluated:
     ran: int
     skipped: tuple[str, ...] = ()
     """Candidates left out whole because the run's rollout cap would have been exceeded."""
+    notes: tuple[str, ...] = ()
+    """Lines for the run's console (the orchestration prints them; this layer never does)."""
+
+    def __add__(self, other: Evaluated) -> Evaluated:
+        return Evaluated(
+            self.ran + other.ran, self.skipped + other.skipped, self.notes + other.notes
+        )
 
 
 Todo = tuple[Candidate, str, int]
@@ -340,7 +347,7 @@ def evaluate(
         reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
         if not ctx.ledger.meta("stopped"):
             ctx.ledger.set_meta("stopped", f"{reason} in epoch {epoch} ({split} split)")
-        ctx.console.print(f"  {reason}: no new rollouts are scheduled", markup=False)
+        return Evaluated(len(batch), skipped, (f"{reason}: no new rollouts are scheduled",))
     return Evaluated(len(batch), skipped)
 
 

@@ -50,14 +50,15 @@ def race(ctx: RunContext, children: list[Candidate], epoch: int, cap: int | None
     rows = stats[stats["n"] >= full]
     rivals = list(zip(rows["p"].astype(float), rows["c"].astype(float), strict=True))
     alive = []
+    notes = []
     for child in children:
         mine = frame[frame["candidate_id"] == child.id]
         if mine.empty:
             continue  # left out by the cap
         if dominated_whp(mine["pass"].astype(float).tolist(), mine["cost"].tolist(), rivals):
-            ctx.console.print(f"  racing: {child.id} dominated after attempt 0; stopped")
+            notes.append(f"racing: {child.id} dominated after attempt 0; stopped")
         else:
             alive.append(child)
     left = None if cap is None else cap - first.ran
     rest = evaluate(ctx, alive, epoch, attempts=range(1, g), cap=left)
-    return Evaluated(first.ran + rest.ran, first.skipped + rest.skipped)
+    return first + Evaluated(0, (), tuple(notes)) + rest

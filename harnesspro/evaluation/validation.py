@@ -28,6 +28,7 @@ def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -
     candidates = ctx.candidates()
     ran = 0
     skipped: list[str] = []
+    notes: list[str] = []
     for cid in sorted(parents, key=lambda c: c != SEED_ID):
         if skipped:  # the cap stops scheduling: nothing after a candidate that did not fit
             skipped.append(cid)
@@ -36,10 +37,11 @@ def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -
         tries = range(attempts(ctx, cid))
         done = evaluate(ctx, [candidates[cid]], epoch, "validation", tasks, tries, left)
         ran, skipped = ran + done.ran, skipped + list(done.skipped)
+        notes += done.notes
     rows = on_split(ctx.ledger.rollouts(), "validation")
     seeded = set(rows[rows["candidate_id"] == SEED_ID]["task_id"])
     # One test per validation task the seed has rollouts on (tasks already frozen are
     # skipped, so later epochs add nothing).
-    freeze_tests(ctx, sorted(seeded))
+    notes += freeze_tests(ctx, sorted(seeded))
     score_pending(ctx)
-    return Evaluated(ran, tuple(skipped))
+    return Evaluated(ran, tuple(skipped), tuple(notes))

@@ -5,6 +5,7 @@ end, the held-out test evaluation. `python -m harnesspro.evolve --config FILE`."
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from harnesspro.core.config import ConfigError
 from harnesspro.core.metrics import scored, search_rollouts
@@ -26,7 +27,7 @@ from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
 from harnesspro.run.context import SEED_ID, RunContext
-from harnesspro.run.lessons import file_epoch
+from harnesspro.run.lessons import file_epoch, library_path
 from harnesspro.run.validation_scores import validation_scores
 from harnesspro.selection.select import Selected, recorded, select
 from harnesspro.testsynth.frozen import freeze_tests, score_pending
@@ -40,8 +41,16 @@ def rollout_cap(ctx: RunContext) -> int | None:
     return max(0, cap - len(search_rollouts(ctx.ledger.rollouts())))
 
 
+def say(ctx: RunContext, lines: Iterable[str]) -> None:
+    """The steps' lines for the console, indented under the epoch's heading."""
+    for line in lines:
+        ctx.console.print(f"  {line}", markup=False)
+
+
 def note_stop(ctx: RunContext, epoch: int, done: Evaluated, split: Split) -> None:
-    """Record, once, that the cap left candidates out: no later epoch will start."""
+    """Print what the evaluation said; record, once, that the cap left candidates out: no
+    later epoch will start."""
+    say(ctx, done.notes)
     if done.skipped and not ctx.ledger.meta("stopped"):
         reason = (
             f"evaluation.max_rollouts ({ctx.config.evaluation.max_rollouts}) reached in epoch "
@@ -145,8 +154,8 @@ def epoch_zero(ctx: RunContext) -> Selected:
     coreset = ", ".join(ctx.splits.coreset)
     ctx.console.print(f"coreset ({len(ctx.splits.coreset)} tasks, DPP): {coreset}")
     ctx.run.mark_phase("rollouts")
-    evaluate(ctx, [ctx.seed()], 0)
-    freeze_tests(ctx, ctx.splits.coreset)
+    say(ctx, evaluate(ctx, [ctx.seed()], 0).notes)
+    say(ctx, freeze_tests(ctx, ctx.splits.coreset))
     score_pending(ctx)
     return close_epoch(ctx, 0)
 
@@ -182,7 +191,8 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
         ctx.run.mark_phase("git")
         record_effects(ctx, epoch, {c.id for c in merged})  # a merge's verdict, as any child's
     ctx.run.mark_phase("reports")
-    file_epoch(ctx, epoch)
+    if ctx.config.library.use:
+        say(ctx, [f"library: {file_epoch(ctx, epoch)} lessons filed in {library_path(ctx)}"])
     return close_epoch(ctx, epoch)
 
 

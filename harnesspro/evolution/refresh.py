@@ -109,8 +109,10 @@ def refresh_coreset(
             markup=False,
         )
         return ctx
-    evaluate(fresh, who, epoch, "coreset", done.added)
-    freeze_tests(fresh, new.coreset)
+    notes = [*evaluate(fresh, who, epoch, "coreset", done.added).notes]
+    notes += freeze_tests(fresh, new.coreset)
+    for line in notes:
+        ctx.console.print(f"  {line}", markup=False)
     score_pending(fresh)
     history = json.loads(ctx.ledger.meta("refreshes") or "[]")
     history.append({"epoch": epoch, "dropped": list(done.dropped), "added": list(done.added)})

@@ -48,16 +48,17 @@ def model_price(config: RunConfig) -> Price | None:
         raise
 
 
-def runnable_tasks(tasks: list[Task], console: Console) -> dict[str, Task]:
-    """The tasks this machine can run; each other one is named with the reason, and left out."""
+def runnable_tasks(tasks: list[Task]) -> tuple[dict[str, Task], tuple[str, ...]]:
+    """The tasks this machine can run, and one line naming each other one with its reason."""
     kept = {}
+    skipped = []
     for task in tasks:
         reason = unrunnable_reason(task)
         if reason:
-            console.print(f"skipping {reason}", markup=False)
+            skipped.append(f"skipping {reason}")
         else:
             kept[task.id] = task
-    return kept
+    return kept, tuple(skipped)
 
 
 def check_ledger_kept(ledger: Ledger, run: RunFolder) -> None:
@@ -122,6 +123,8 @@ class RunContext:
     """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
     task_hashes: dict[str, str] | None = None
     """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
+    skipped: tuple[str, ...] = ()
+    """One line per task of the suite this machine cannot run or grade (left out)."""
 
     @classmethod
     def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
@@ -133,7 +136,7 @@ class RunContext:
             raise ConfigError(str(exc)) from None
         if "llm" in (config.evolution.improver, config.evolution.synthesizer):
             improver_price(config)  # an unpriced improver model is refused before anything
-        tasks = runnable_tasks(load_suite(config.tasks.suite), console)
+        tasks, skipped = runnable_tasks(load_suite(config.tasks.suite))
         if config.tasks.manifest is not None:
             manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
             splits = manifest_splits(manifest, str(config.tasks.manifest))
@@ -167,7 +170,9 @@ class RunContext:
         repo = HarnessRepo(run.harness, run.worktrees)
         repo.recover()  # we hold the run folder's lock: any git lock file is a crash's
         hashes = keyed_hashes(ledger, tasks)
-        return cls(config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes)
+        return cls(
+            config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes, skipped
+        )
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}

@@ -63,7 +63,6 @@ def file_epoch(ctx: RunContext, epoch: int) -> int:
         count = library.record(to_lesson(ctx, row) for row in rows)
     finally:
         library.close()
-    ctx.console.print(f"  library: {count} lessons filed in {library_path(ctx)}", markup=False)
     return count
 
 

@@ -68,8 +68,11 @@ def synthesizer_account(ctx: RunContext) -> Iterator[SearchAccount | None]:
         yield account
 
 
-def write_test(ctx: RunContext, task_id: str, account: SearchAccount | None) -> FrozenTest:
-    """One task's test: the llm's when asked for and it runs, else the offline checks."""
+def write_test(
+    ctx: RunContext, task_id: str, account: SearchAccount | None
+) -> tuple[FrozenTest, str]:
+    """One task's test: the llm's when asked for and it runs, else the offline checks; and
+    a line saying why the llm's was not used ('' when it was, or was not asked for)."""
     task = ctx.tasks[task_id]
     seed = seed_rollouts(ctx, task_id)
     sandbox = checks_sandbox(ctx)
@@ -77,28 +80,30 @@ def write_test(ctx: RunContext, task_id: str, account: SearchAccount | None) -> 
         inputs = synthesizer_inputs(ctx, task_id)
         written = synthesize_llm(inputs, [r.workspace for r in seed], account, sandbox)
         if isinstance(written, ExecTest):
-            return written
-        ctx.console.print(
-            f"  llm synthesizer: {task_id}: {written}; using the offline checks", markup=False
-        )
-    return synthesize(task_id, task.instruction, task.workdir, seed, sandbox)
+            return written, ""
+        note = f"llm synthesizer: {task_id}: {written}; using the offline checks"
+        return synthesize(task_id, task.instruction, task.workdir, seed, sandbox), note
+    return synthesize(task_id, task.instruction, task.workdir, seed, sandbox), ""
 
 
-def freeze_tests(ctx: RunContext, task_ids: Iterable[str]) -> None:
+def freeze_tests(ctx: RunContext, task_ids: Iterable[str]) -> tuple[str, ...]:
     """Synthesize one test per task of `task_ids` from the seed's rollouts on it, once per
-    run (a task already frozen keeps its test)."""
+    run (a task already frozen keeps its test); lines for the run's console."""
     frozen = ctx.ledger.frozen_tests()
     todo = [t for t in task_ids if t not in frozen]
+    notes: list[str] = []
     with synthesizer_account(ctx) as account:
         for task_id in todo:
-            test = write_test(ctx, task_id, account)
+            test, note = write_test(ctx, task_id, account)
+            notes += [note] if note else []
             path = ctx.run.synth_test(task_id)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(test.to_json())
             ctx.ledger.freeze_test(task_id, test.sha256, str(path.relative_to(ctx.run.root)))
             if test.unscorable:
-                ctx.console.print(f"  unscorable: {task_id}: {test.unscorable}", markup=False)
+                notes.append(f"unscorable: {task_id}: {test.unscorable}")
     write_summary(ctx)
+    return tuple(notes)
 
 
 def parse_test(text: str) -> FrozenTest:
