@@ -293,9 +293,9 @@ def evaluate(
     """Rollouts of each candidate on each task of `split` (default: all of it) for each of
     `attempts` (default: the G attempts 0..G-1), skipping finished ones; at most `cap` new
     rollouts, whole candidates only."""
-    done = ctx.ledger.rollout_keys()
     tasks = getattr(ctx.splits, split) if task_ids is None else task_ids
     tries = range(ctx.config.evolution.rollouts_per_task) if attempts is None else attempts
+    done = ctx.ledger.rollout_keys()
     wanted = [
         (c, t, a)
         for c in candidates
@@ -306,6 +306,17 @@ def evaluate(
     todo, skipped = within_cap(wanted, cap)
     if not todo:
         return Evaluated(0, skipped)
+    if run_batch(ctx, todo, epoch, split):
+        return Evaluated(len(todo), skipped)
+    reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
+    if not ctx.ledger.meta("stopped"):
+        ctx.ledger.set_meta("stopped", f"{reason} in epoch {epoch} ({split} split)")
+    return Evaluated(len(todo), skipped, (f"{reason}: no new rollouts are scheduled",))
+
+
+def run_batch(ctx: RunContext, todo: list[Todo], epoch: int, split: Split) -> bool:
+    """Run (or take from the rollout cache) every rollout of `todo` and record each one;
+    False when the dollar cap stopped the batch early."""
     files = {c.id: ctx.repo.files(c.commit) for c, _, _ in todo}
     payloads = {t: task_payload(ctx, t) for t in dict.fromkeys(t for _, t, _ in todo)}
     grade = split == "test" or ctx.config.evaluation.official_on_search
@@ -321,7 +332,6 @@ def evaluate(
     names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
     with Progress(console=ctx.console, transient=True) as progress:
         bar = progress.add_task(f"epoch {epoch} {split}: rollouts of {names}", total=len(batch))
-        cpus = rollout_cpus(ctx.config)
         record = recorder(ctx, split, lambda: progress.advance(bar))
 
         def record_and_keep(inputs: RolloutInputs, result: RolloutResult) -> None:
@@ -332,6 +342,7 @@ def evaluate(
         for inputs in batch:
             if id(inputs) in cached:
                 record(inputs, cached[id(inputs)])
+        cpus = rollout_cpus(ctx.config)
         finished = run_all(
             fresh,
             record_and_keep,
@@ -343,12 +354,7 @@ def evaluate(
         )
     if cache:
         cache.close()
-    if not finished:
-        reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
-        if not ctx.ledger.meta("stopped"):
-            ctx.ledger.set_meta("stopped", f"{reason} in epoch {epoch} ({split} split)")
-        return Evaluated(len(batch), skipped, (f"{reason}: no new rollouts are scheduled",))
-    return Evaluated(len(batch), skipped)
+    return finished
 
 
 def recorder(

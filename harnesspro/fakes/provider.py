@@ -28,6 +28,107 @@ OK = {
     },
 }
 OK_TOKENS = 1230  # OK's usage: 1200 prompt tokens (1024 of them cached) + 30 completion
+CHUNK = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake-model"}
+
+
+class _Server(ThreadingHTTPServer):
+    """The HTTP server of one fake provider (its handler reaches the provider through it)."""
+
+    daemon_threads = True
+
+    def __init__(self, provider: FakeProvider) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.provider = provider
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves one request with the provider's next behaviour (`_<kind>` below)."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in two writes: without this, Nagle's algorithm and delayed
+        # ACKs add ~40 ms to every keep-alive response.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_POST(self) -> None:
+        provider = self.server.provider
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        provider.requests.append(body)
+        provider.headers.append({k.lower(): v for k, v in self.headers.items()})
+        kind = provider.behaviours.pop(0) if provider.behaviours else provider.default
+        getattr(self, f"_{kind[0]}")(*kind[1:])
+
+    def _bill(self, tokens: int = 0, unmetered: int = 0) -> None:
+        self.server.provider.bill(tokens, unmetered)
+
+    def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for key, value in {"Content-Type": "application/json", **(headers or {})}.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+
+    def _ok(self) -> None:
+        self._bill(OK_TOKENS)
+        self._send(200, json.dumps(OK).encode())
+
+    def _no_usage(self) -> None:
+        self._bill(unmetered=1)
+        self._send(200, json.dumps({k: v for k, v in OK.items() if k != "usage"}).encode())
+
+    def _no_choices(self) -> None:
+        self._bill(OK_TOKENS)
+        self._send(200, json.dumps({"id": "x", "usage": OK["usage"]}).encode())
+
+    def _cut(self) -> None:
+        self._bill(unmetered=1)
+        self._start_stream()
+        chunk = {**CHUNK, "choices": [{"index": 0, "delta": {"content": "hel"}}]}
+        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.close_connection = True
+
+    def _status(self, code: int, retry_after: float | None) -> None:
+        headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
+        error = {"error": {"message": f"fake {code}", "type": "fake"}}
+        self._send(code, json.dumps(error).encode(), headers)
+
+    def _malformed(self) -> None:
+        self._bill(unmetered=1)
+        self._send(200, b'{"choices": [')
+
+    def _hang(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def _stream_no_usage(self) -> None:
+        self._stream(usage=False)
+
+    def _stream(self, usage: bool = True) -> None:
+        if usage:
+            self._bill(OK_TOKENS)
+        else:
+            self._bill(unmetered=1)
+        self._start_stream()
+        for piece in ("hel", "lo"):
+            delta = {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps({**CHUNK, **delta})}\n\n".encode())
+            self.wfile.flush()
+        stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        final = {**CHUNK, "choices": [], "usage": OK["usage"]} if usage else {**CHUNK, **stop}
+        self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
+        self.close_connection = True
 
 
 class FakeProvider:
@@ -56,111 +157,13 @@ class FakeProvider:
         self.served_tokens = 0
         self.unmetered = 0
         self._lock = threading.Lock()
-        provider = self
+        self.server = _Server(self)
 
-        def bill(tokens: int = 0, unmetered: int = 0) -> None:
-            with provider._lock:
-                provider.served_tokens += tokens
-                provider.unmetered += unmetered
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def setup(self) -> None:
-                super().setup()
-                # Headers and body go out in two writes: without this, Nagle's algorithm
-                # and delayed ACKs add ~40 ms to every keep-alive response.
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                provider.requests.append(body)
-                provider.headers.append({k.lower(): v for k, v in self.headers.items()})
-                kind = provider.behaviours.pop(0) if provider.behaviours else provider.default
-                getattr(self, f"_{kind[0]}")(*kind[1:])
-
-            def _send(
-                self, status: int, data: bytes, headers: dict[str, str] | None = None
-            ) -> None:
-                self.send_response(status)
-                for key, value in {"Content-Type": "application/json", **(headers or {})}.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _ok(self) -> None:
-                bill(OK_TOKENS)
-                self._send(200, json.dumps(OK).encode())
-
-            def _no_usage(self) -> None:
-                bill(unmetered=1)
-                self._send(200, json.dumps({k: v for k, v in OK.items() if k != "usage"}).encode())
-
-            def _no_choices(self) -> None:
-                bill(OK_TOKENS)
-                self._send(200, json.dumps({"id": "x", "usage": OK["usage"]}).encode())
-
-            def _cut(self) -> None:
-                bill(unmetered=1)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0,
-                         "model": "fake-model",
-                         "choices": [{"index": 0, "delta": {"content": "hel"}}]}  # fmt: skip
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.close_connection = True
-
-            def _status(self, code: int, retry_after: float | None) -> None:
-                headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
-                error = {"error": {"message": f"fake {code}", "type": "fake"}}
-                self._send(code, json.dumps(error).encode(), headers)
-
-            def _malformed(self) -> None:
-                bill(unmetered=1)
-                self._send(200, b'{"choices": [')
-
-            def _hang(self, seconds: float) -> None:
-                time.sleep(seconds)
-
-            def _stream_no_usage(self) -> None:
-                self._stream(usage=False)
-
-            def _stream(self, usage: bool = True) -> None:
-                if usage:
-                    bill(OK_TOKENS)
-                else:
-                    bill(unmetered=1)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                base = {
-                    "id": "c",
-                    "object": "chat.completion.chunk",
-                    "created": 0,
-                    "model": "fake-model",
-                }
-                for piece in ("hel", "lo"):
-                    delta = {
-                        "choices": [
-                            {"index": 0, "delta": {"content": piece}, "finish_reason": None}
-                        ]
-                    }
-                    self.wfile.write(f"data: {json.dumps({**base, **delta})}\n\n".encode())
-                    self.wfile.flush()
-                stop = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
-                final = {**base, "choices": [], "usage": OK["usage"]} if usage else {**base, **stop}
-                self.wfile.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())
-                self.close_connection = True
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+    def bill(self, tokens: int = 0, unmetered: int = 0) -> None:
+        """Count an answer as a provider would bill it."""
+        with self._lock:
+            self.served_tokens += tokens
+            self.unmetered += unmetered
 
     @property
     def base_url(self) -> str:

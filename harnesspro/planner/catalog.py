@@ -126,7 +126,6 @@ def plan_for(
     `beliefs` into account. With `exploration`, mechanisms are ranked by its draws
     (planner/exploration.py); the plans still record the predicted means. With `disjoint`, a
     mechanism in one plan is left out of the later ones (screening more mechanisms at once)."""
-    score = scores[parent.id]
     banned = excluded(parent.id, candidates, scores) | set(avoid or {})
     options = [predict(m, prevalence, beliefs) for name, m in CATALOG.items() if name not in banned]
     means = {p.mechanism.name: p for p in options}
@@ -147,24 +146,29 @@ def plan_for(
         leaders.add(parts[0].mechanism.name)
         if disjoint:
             used |= {p.mechanism.name for p in parts}
-        effect = combined(parts)
-        domain = any(p.mechanism.scope == "domain" for p in parts)
-        plans.append(
-            Plan(
-                parent_id=parent.id,
-                directive=directive,
-                mechanism=bundle_name([p.mechanism for p in parts]),
-                rationale=(
-                    "; ".join(f"{p.mechanism.summary} ({p.mechanism.lever})" for p in parts)
-                    + f"; parent pass {score.pass_rate:.0%} at "
-                    f"{dollars(score.cost_per_task)}/task; seen: {seen or 'none'}"
-                ),
-                predicted_pass=round(effect.d_pass, 4),
-                predicted_cost=round(effect.d_cost, 4),
-                scope="domain" if domain else "invariant",
-            )
-        )
+        plans.append(as_plan(parent.id, directive, parts, scores[parent.id], seen))
     return plans
+
+
+def as_plan(
+    parent_id: str, directive: Directive, parts: list[Prediction], score: Score, seen: str
+) -> Plan:
+    """One plan from the chosen mechanisms' predictions (their effects combined)."""
+    effect = combined(parts)
+    domain = any(p.mechanism.scope == "domain" for p in parts)
+    return Plan(
+        parent_id=parent_id,
+        directive=directive,
+        mechanism=bundle_name([p.mechanism for p in parts]),
+        rationale=(
+            "; ".join(f"{p.mechanism.summary} ({p.mechanism.lever})" for p in parts)
+            + f"; parent pass {score.pass_rate:.0%} at "
+            f"{dollars(score.cost_per_task)}/task; seen: {seen or 'none'}"
+        ),
+        predicted_pass=round(effect.d_pass, 4),
+        predicted_cost=round(effect.d_cost, 4),
+        scope="domain" if domain else "invariant",
+    )
 
 
 def check_prediction(plan: Plan, parent: Score, child: Score) -> tuple[float, float, bool]:

@@ -74,6 +74,36 @@ def check_ledger_kept(ledger: Ledger, run: RunFolder) -> None:
         )
 
 
+def choose_splits(config: RunConfig, tasks: dict[str, Task], skipped: tuple[str, ...]) -> Splits:
+    """The manifest's splits (checked against the config and what can run here), or new ones
+    drawn from the runnable tasks."""
+    if config.tasks.manifest is not None:
+        manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
+        splits = manifest_splits(manifest, str(config.tasks.manifest))
+        check_coreset_size(config, splits, config.tasks.manifest)
+        check_split_settings(config, manifest.settings, config.tasks.manifest)
+    else:
+        splits = make_splits(
+            list(tasks.values()),
+            config.tasks.test_fraction,
+            config.tasks.split_seed,
+            config.coreset.size or DEFAULT_CORESET_SIZE,
+        )
+    missing = [t for t in (*splits.coreset, *splits.validation, *splits.test) if t not in tasks]
+    if missing:
+        why = next((s for s in skipped if f"'{missing[0]}'" in s), "it is not in the suite")
+        raise TaskError(
+            f"{config.tasks.manifest}: lists task '{missing[0]}', which cannot run here "
+            f"({why.removeprefix('skipping ').rstrip('.')}); write a new manifest without it."
+        )
+    if not splits.coreset:
+        raise ConfigError(
+            f"tasks.suite {config.tasks.suite}: no task to evolve on ({len(tasks)} loadable "
+            "tasks); point it at a folder of task folders."
+        )
+    return splits
+
+
 def check_coreset_size(config: RunConfig, splits: Splits, manifest: Path) -> None:
     """A coreset size that disagrees with the manifest's coreset would be silently ignored."""
     size = config.coreset.size
@@ -137,29 +167,7 @@ class RunContext:
         if "llm" in (config.evolution.improver, config.evolution.synthesizer):
             improver_price(config)  # an unpriced improver model is refused before anything
         tasks, skipped = runnable_tasks(load_suite(config.tasks.suite))
-        if config.tasks.manifest is not None:
-            manifest = open_manifest(config.tasks.manifest, config.tasks.suite)
-            splits = manifest_splits(manifest, str(config.tasks.manifest))
-            check_coreset_size(config, splits, config.tasks.manifest)
-            check_split_settings(config, manifest.settings, config.tasks.manifest)
-        else:
-            splits = make_splits(
-                list(tasks.values()),
-                config.tasks.test_fraction,
-                config.tasks.split_seed,
-                config.coreset.size or DEFAULT_CORESET_SIZE,
-            )
-        missing = [t for t in (*splits.coreset, *splits.validation, *splits.test) if t not in tasks]
-        if missing:
-            raise TaskError(
-                f"{config.tasks.manifest}: lists task '{missing[0]}', which cannot run here (see "
-                "above); write a new manifest without it."
-            )
-        if not splits.coreset:
-            raise ConfigError(
-                f"tasks.suite {config.tasks.suite}: no task to evolve on ({len(tasks)} loadable "
-                "tasks); point it at a folder of task folders."
-            )
+        splits = choose_splits(config, tasks, skipped)
         run.open(config)
         ledger = Ledger(run.ledger)
         check_ledger_kept(ledger, run)
