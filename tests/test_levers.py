@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harnesspro.reports.levers import candidate_latency, describe, lever_coverage
+from harnesspro.reports.levers import candidate_latency, describe, lever_coverage, plan_levers
 
 
 def rollout(
@@ -51,6 +51,16 @@ def test_lever_coverage_counts_verdicts_per_lever() -> None:
 
 
 @pytest.mark.slow
+def test_a_bundle_plan_touches_each_member_s_lever() -> None:
+    # The catalog says: concise_prompt works the prompt, skim_inputs the retrieval policy.
+    # Before, a bundle's name was looked up whole and every bundle counted as "unknown".
+    bundle = {"mechanism": "concise_prompt+skim_inputs", "levers": "[]"}
+    assert plan_levers(bundle) == ["prompt", "retrieval policy"]
+    assert plan_levers({"mechanism": "concise_prompt", "levers": None}) == ["prompt"]
+    assert plan_levers({"mechanism": "concise_prompt+nonsense"}) == ["unknown"]
+    assert plan_levers({"mechanism": "x", "levers": '["memory"]'}) == ["memory"]
+
+
 def test_finished_run_writes_latency_and_lever_csvs(finished_tiny_run: Path) -> None:
     latency = pd.read_csv(finished_tiny_run / "reports" / "latency.csv")
     with sqlite3.connect(finished_tiny_run / "ledger.sqlite") as db:

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.core.metrics import on_split, scored
-from harnesspro.mechanisms.catalog import CATALOG, LEVERS
+from harnesspro.mechanisms.catalog import LEVERS, members
 
 VERDICTS = ("helped", "hurt", "no effect", "confounded", "unmeasured")
 
@@ -52,12 +52,13 @@ def candidate_latency(rollouts: pd.DataFrame, task_ids: Iterable[str], split: st
 
 
 def plan_levers(row: Mapping[Any, Any]) -> list[str]:
-    """The levers one ledger plan touched."""
+    """The levers one ledger plan touched: those a free plan names, else its catalog
+    mechanism's, or each member's for a bundle (`a+b`); "unknown" for any other name."""
     named = json.loads(str(row.get("levers") or "[]"))
     if named:
         return [str(lever) for lever in named]
-    mechanism = CATALOG.get(str(row.get("mechanism")))
-    return [mechanism.lever] if mechanism else ["unknown"]
+    found = members(str(row.get("mechanism")))
+    return [m.lever for m in found] if found else ["unknown"]
 
 
 def lever_coverage(plans: pd.DataFrame) -> pd.DataFrame:
