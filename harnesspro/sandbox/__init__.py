@@ -96,6 +96,16 @@ class Sandbox(Protocol):
         ...
 
 
+def mounted_source(mounts: Sequence[Mount], path: str) -> str | None:
+    """The host path behind `path` inside a sandbox with `mounts` (the innermost mount that
+    covers it), or None when no mount does."""
+    for mount in sorted(mounts, key=lambda m: len(m.target), reverse=True):
+        target = mount.target.rstrip("/")
+        if path == target or path.startswith(target + "/"):
+            return str(mount.source) + path[len(target) :]
+    return None
+
+
 def python_dirs() -> list[str]:
     """Interpreter prefixes to expose read-only, so `{python}` runs inside the sandbox."""
     return sorted({os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)})
@@ -322,10 +332,7 @@ class Local:
         self.limits = limits or Limits()
 
     def visible_path(self, mounts: Sequence[Mount], target: str) -> str:
-        for mount in sorted(mounts, key=lambda m: len(m.target), reverse=True):
-            if target == mount.target or target.startswith(mount.target.rstrip("/") + "/"):
-                return str(mount.source) + target[len(mount.target.rstrip("/")) :]
-        return target
+        return mounted_source(mounts, target) or target
 
     def run(
         self,

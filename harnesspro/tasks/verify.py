@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Literal
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import SYSTEM_DIRS, Mount, Sandbox, SandboxResult, python_dirs
+from harnesspro.sandbox import (
+    SYSTEM_DIRS,
+    Mount,
+    Sandbox,
+    SandboxResult,
+    mounted_source,
+    python_dirs,
+)
 from harnesspro.sandbox.untrusted import NotAFile, read_text, remove_tree
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
 from harnesspro.tasks.dockerfile import (
@@ -148,10 +155,9 @@ def ungradable_reason(task: Task, missing: tuple[str, ...]) -> str:
 
 def _host_folder(folder: str, mounts: list[Mount]) -> Path | None:
     """The host folder the sandbox shows at `folder` (None when nothing is bound there)."""
-    for mount in sorted(mounts, key=lambda m: len(m.target), reverse=True):
-        target = mount.target.rstrip("/")
-        if folder == target or folder.startswith(target + "/"):
-            return Path(str(mount.source) + folder[len(target) :])
+    source = mounted_source(mounts, folder)
+    if source is not None:
+        return Path(source)
     visible = [*SYSTEM_DIRS, *python_dirs()]
     if any(folder == top or folder.startswith(top + "/") for top in visible):
         return Path(folder)
