@@ -18,7 +18,7 @@ _PUBLIC = {
     "main": "harnesspro.cli",
     "OperatingPoint": "harnesspro.run.operating_points",
     "load_profiles": "harnesspro.run.operating_points",
-    "export_profile": "harnesspro.export.harness",
+    "export_profile": "harnesspro.reports.export.harness",
 }
 __all__ = ["__version__", *_PUBLIC]
 

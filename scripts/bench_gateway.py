@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from harnesspro.core.config import Price
+from harnesspro.execution.fakes.provider import fake_provider
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.server import Gateway
-from harnesspro.fakes.provider import fake_provider
 
 BODY = json.dumps({"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]})
 

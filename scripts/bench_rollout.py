@@ -26,9 +26,9 @@ from harnesspro.core.config import ModelConfig, Price
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.records import RolloutSpec
 from harnesspro.execution import rollout
+from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.gateway import upstream as upstream_module
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
-from harnesspro.fakes.scripted import script_for
 from harnesspro.run.context import seed_template
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Bubblewrap

@@ -1,5 +1,5 @@
-"""Measure which output rewrites (harnesspro/fakes/variants.py) each built-in task's official
-tests accept, and write harnesspro/fakes/variants.json.
+"""Measure which output rewrites (harnesspro/execution/fakes/variants.py) each built-in
+task's official tests accept, and write harnesspro/execution/fakes/variants.json.
 
 For every task and every output file the reference solution writes, and every rewrite kind
 that applies to that file's suffix: lay out the workspace, run the reference steps and the
@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from harnesspro.core.records import Task
-from harnesspro.fakes.scripted import script_for
-from harnesspro.fakes.variants import KINDS, rewrite_command
+from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.variants import KINDS, rewrite_command
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.loader import load_suite, reference_steps
 from harnesspro.tasks.runtime import grade, run_steps

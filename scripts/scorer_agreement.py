@@ -21,11 +21,11 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.core.ledger import Ledger
+from harnesspro.evaluation.scoring import grade, parse_test
+from harnesspro.improvers.testsynth.judge import judge
 from harnesspro.reports.agreement import Agreement, agreement
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Limits, make_sandbox
-from harnesspro.testsynth.frozen import grade, parse_test
-from harnesspro.testsynth.judge import judge
 
 Scorer = Callable[[pd.Series], bool]
 SCORERS: dict[str, Scorer] = {

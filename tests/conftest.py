@@ -28,10 +28,10 @@ from rich.console import Console
 from harnesspro.core.config import ModelConfig, Price, load_config
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
 from harnesspro.core.retry import RetryPolicy
+from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.rollout import RolloutInputs
-from harnesspro.fakes.scripted import script_for
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.run.context import RunContext, seed_template

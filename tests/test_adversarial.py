@@ -10,12 +10,12 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.harness.adversary import ADVERSARY, LINKER, attack_layout, attack_rollout
+from harnesspro.improvers.testsynth.llm import ExecTest, run_test
 from harnesspro.sandbox import Bubblewrap, Mount
 from harnesspro.sandbox.untrusted import NotAFile, read_bytes, remove_tree
 from harnesspro.tasks.loader import load_suite, load_task
 from harnesspro.tasks.runtime import evidence, open_task
 from harnesspro.tasks.verify import killed, read_rewards, reward_of, run_verifier, verifier_env
-from harnesspro.testsynth.llm import ExecTest, run_test
 from tests.test_tasks_loader import harbor_task
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import Candidate, Plan, Score
-from harnesspro.editor.apply import apply_plan
 from harnesspro.evolution.strategies.no_planner import random_bundle
+from harnesspro.harness.mechanisms.catalog import CATALOG, members
+from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.improvers.inputs import Lesson
-from harnesspro.mechanisms.catalog import CATALOG, members
-from harnesspro.planner.catalog import plan_for
-from harnesspro.planner.evidence import beliefs_from
+from harnesspro.improvers.planner.catalog import plan_for
+from harnesspro.improvers.planner.evidence import beliefs_from
 from harnesspro.run.context import seed_template
 from tests.conftest import seed_repo
 

@@ -18,7 +18,7 @@ from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
 from tests.conftest import builtin_task, inputs_for, inputs_for_harness
 
-MINI = Path(harnesspro.__file__).parent / "harnesses" / "mini_swe_agent"
+MINI = Path(harnesspro.__file__).parent / "harness" / "bundled" / "mini_swe_agent"
 SCHEMA = {"model_call", "tool_call", "tool_result", "submit", "error"}
 PROBE = """
 import json, os, sys

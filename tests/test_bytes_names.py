@@ -14,12 +14,12 @@ import pytest
 from harnesspro.cli import main
 from harnesspro.core.fsnames import raw, shown
 from harnesspro.evolution import loop as evolution
+from harnesspro.improvers.testsynth.facts import Reading, command_facts, snapshot_facts
+from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import seed_template
 from harnesspro.run.disclosure import seed_view
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.sandbox.snapshot import load, save, take, write
-from harnesspro.testsynth.facts import Reading, command_facts, snapshot_facts
-from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from tests.conftest import tiny_config
 
 RAW = b"notes\xff.txt"

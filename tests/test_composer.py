@@ -16,12 +16,17 @@ from rich.console import Console
 
 from harnesspro.core.config import load_config
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Score, Usage
+from harnesspro.evaluation.selection.composition import (
+    Sibling,
+    composition_table,
+    decide,
+    expansion,
+)
 from harnesspro.evolution.compose import compose, merge_edit, write_compositions
 from harnesspro.evolution.improve import improve
 from harnesspro.harness.merge import MISSING, MergeConflict, merge_values
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
-from harnesspro.selection.composition import Sibling, composition_table, decide, expansion
 from tests.conftest import COMMANDS, record, tiny_config, trajectory
 
 
@@ -284,9 +289,9 @@ def test_one_run_merges_and_keeps_the_base(
     tmp_path: Path, ray_session: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from harnesspro.cli import main
+    from harnesspro.harness.mechanisms.catalog import CATALOG
     from harnesspro.harness.repo import HarnessRepo
     from harnesspro.harness.validate import validate_harness
-    from harnesspro.mechanisms.catalog import CATALOG
     from harnesspro.run.context import seed_template
 
     profile = tmp_path / "profile.yaml"

@@ -16,16 +16,16 @@ from rich.console import Console
 import harnesspro
 from harnesspro.core.config import load_config
 from harnesspro.core.records import Plan, RolloutResult, RolloutSpec, Usage
-from harnesspro.editor.llm import LLMEditor
 from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream
-from harnesspro.roles.scripted import ScriptedImprover
+from harnesspro.improvers.editor.llm import LLMEditor
+from harnesspro.improvers.roles.scripted import ScriptedImprover
+from harnesspro.improvers.testsynth.facts import Reading
+from harnesspro.improvers.testsynth.offline import Check, SynthTest
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs, synthesizer_inputs
 from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.loader import builtin_suite_dir
-from harnesspro.testsynth.facts import Reading
-from harnesspro.testsynth.offline import Check, SynthTest
 from tests.conftest import COMMANDS, tiny_config, tool_call, trajectory
 
 CANARIES = {

@@ -8,9 +8,9 @@ import pytest
 
 from harnesspro.core.config import load_config
 from harnesspro.core.records import Candidate, Score
-from harnesspro.mechanisms.catalog import members
-from harnesspro.planner.catalog import plan_for
-from harnesspro.planner.exploration import Exploration
+from harnesspro.harness.mechanisms.catalog import members
+from harnesspro.improvers.planner.catalog import plan_for
+from harnesspro.improvers.planner.exploration import Exploration
 
 SEED = Candidate("c000", "a" * 40, "t0", None, None, None, 0)
 SCORE = Score("c000", 0.6, 0.01, 1000, 24)

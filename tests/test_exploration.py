@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from harnesspro.core.records import Candidate, Score
-from harnesspro.mechanisms.catalog import CATALOG, members
-from harnesspro.planner.catalog import combined, plan_for, predict
-from harnesspro.planner.exploration import COST_SD, PASS_SD, Exploration
+from harnesspro.harness.mechanisms.catalog import CATALOG, members
+from harnesspro.improvers.planner.catalog import combined, plan_for, predict
+from harnesspro.improvers.planner.exploration import COST_SD, PASS_SD, Exploration
 
 SEED = Candidate("c000", "a" * 40, "t0", None, None, None, 0)
 SCORE = Score("c000", 0.6, 0.01, 1000, 24)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.export.harness import rename_manifest
-from harnesspro.fakes.provider import fake_provider
+from harnesspro.execution.fakes.provider import fake_provider
+from harnesspro.reports.export.harness import rename_manifest
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import RolloutResult, Task
+from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.rollout import run_rollout
-from harnesspro.fakes.scripted import script_for
 from harnesspro.run.context import seed_template
 from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.dockerfile import Environment

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from openai import DefaultHttpxClient, OpenAI
 
+from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
 from harnesspro.execution.rollout import FORWARDER
-from harnesspro.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.sandbox import Bubblewrap, Mount
 from tests.conftest import SCRIPTED_PRICE
 

@@ -12,8 +12,8 @@ from openai import DefaultHttpxClient, OpenAI
 
 from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.fakes.provider import OK, fake_provider
 from harnesspro.execution.gateway.server import Gateway
-from harnesspro.fakes.provider import OK, fake_provider
 from tests.conftest import FAKE_PRICE, FAST_RETRY, gateway_to
 
 PRICE, FAST = FAKE_PRICE, FAST_RETRY

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.execution.gateway.chatlog import ChatLog, conversation
 from harnesspro.execution.gateway.limits import GatewayLimits
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
 from harnesspro.execution.rollout import run_rollout
-from harnesspro.fakes.scripted import ScriptedPolicy, TaskScript
 from tests.conftest import SCRIPTED_PRICE, inputs_for_harness
 
 MB = 1_000_000

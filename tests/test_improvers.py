@@ -8,14 +8,14 @@ from pathlib import Path
 
 import yaml
 
-from harnesspro.analyzer.rules import Trace, analyze, prevalence
 from harnesspro.core.records import DIRECTIVES, Candidate, Plan, Score
-from harnesspro.editor.apply import apply_plan
+from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.validate import validate_harness
+from harnesspro.improvers.analyzer.rules import Trace, analyze, prevalence
+from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.improvers.inputs import Lesson
-from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner.catalog import excluded, plan_for, predict
-from harnesspro.planner.evidence import beliefs_from
+from harnesspro.improvers.planner.catalog import excluded, plan_for, predict
+from harnesspro.improvers.planner.evidence import beliefs_from
 from harnesspro.run.context import seed_template
 from tests.conftest import seed_repo
 

@@ -15,11 +15,11 @@ from harnesspro.core.config import load_config
 from harnesspro.core.metrics import Shortfall, shortfalls
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
 from harnesspro.evaluation.heldout import final_report
+from harnesspro.evaluation.selection.select import select
 from harnesspro.evolution.loop import shortfall_lines
 from harnesspro.reports.final import incomplete_line
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
-from harnesspro.selection.select import select
 from tests.conftest import tiny_config
 
 # Coreset outcomes per candidate: one verdict per (task index, attempt); "infra" is an

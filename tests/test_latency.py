@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from harnesspro.core.config import ConfigError, LatencyConfig, load_config
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
-from harnesspro.fakes.scripted import ScriptedPolicy
 from tests.conftest import tiny_config
 
 REQUEST: dict[str, Any] = {"model": "scripted", "messages": [{"role": "user", "content": "hi"}]}

@@ -10,26 +10,31 @@ from pathlib import Path
 import harnesspro
 
 PACKAGE = Path(harnesspro.__file__).parent
-# Bottom first; packages on one line form one layer. A module's layer is its top package's.
+# Bottom first; entries on one line form one layer. A module's layer is that of the longest
+# entry that is a prefix of its dotted name below `harnesspro` (a package, or a package's
+# sub-package): `improvers.planner.llm` is in the layer of `improvers.planner`.
 LAYERS = [
     ["core"],
     ["sandbox"],
     ["tasks"],
-    ["fakes"],
+    ["execution.fakes"],
     ["execution"],
-    ["harness", "mechanisms"],
+    ["harness"],
     ["improvers"],
-    ["run", "analyzer", "planner", "editor"],
-    ["testsynth"],
-    ["roles", "evaluation"],
-    ["selection", "reports"],
+    ["improvers.analyzer", "improvers.planner", "improvers.editor"],
+    ["improvers.testsynth"],
+    ["improvers.roles"],
+    ["run"],
+    ["evaluation"],
+    ["evaluation.selection", "reports"],
+    ["reports.export"],
     ["evolution"],
-    ["export", "bench", "retro"],
+    ["bench", "retro"],
     ["cli"],
     ["evolve", "__main__"],
 ]
 # Folders of package data run in the sandbox or by users, never imported by the package.
-DATA = ("tasks/builtin", "seed", "harnesses", "prompts")
+DATA = ("tasks/builtin", "harness/seed", "harness/bundled", "improvers/prompts")
 # Imports placed inside functions, each with its reason: optional or slow-to-import
 # dependencies only, never a module of this package.
 LOCAL_IMPORTS: Mapping[str, str] = {}
@@ -126,10 +131,12 @@ def cycles(edges: Mapping[str, set[str]]) -> list[list[str]]:
 
 
 def layer_of(module: str) -> int:
-    top = module.split(".")[1] if "." in module else ""
-    for level, packages in enumerate(LAYERS):
-        if top in packages:
-            return level
+    rest = module.split(".")[1:]
+    while rest:
+        for level, entries in enumerate(LAYERS):
+            if ".".join(rest) in entries:
+                return level
+        rest.pop()
     return -1  # the package's face (harnesspro/__init__.py): below everything
 
 

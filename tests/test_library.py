@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harnesspro.analyzer.rules import prevalence
 from harnesspro.core.config import ConfigError, load_config
 from harnesspro.core.records import Plan
+from harnesspro.improvers.analyzer.rules import prevalence
 from harnesspro.improvers.library import Library, LibraryLesson, harmful
-from harnesspro.roles.dispatch import CatalogImprover
+from harnesspro.improvers.roles.dispatch import CatalogImprover
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs
 from harnesspro.run.folder import RunFolder

@@ -18,11 +18,11 @@ from harnesspro.core.ledger import Ledger
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.inputs import SynthesizerInputs
+from harnesspro.improvers.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.run.disclosure import seed_view
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.sandbox.snapshot import Snapshot
 from harnesspro.tasks.loader import load_suite
-from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
 from tests.conftest import tiny_config
 
 DATA = Path(__file__).parent / "data" / "improver_replay"

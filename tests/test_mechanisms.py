@@ -13,7 +13,7 @@ import pytest
 from harnesspro.core.records import RolloutResult
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.execution.rollout import run_rollout
-from harnesspro.mechanisms.catalog import CATALOG, LEVERS
+from harnesspro.harness.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.run.context import seed_template
 from tests.conftest import inputs_for_harness
 

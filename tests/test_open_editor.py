@@ -15,14 +15,14 @@ import pytest
 import harnesspro
 from harnesspro.core.config import ConfigError, load_config
 from harnesspro.core.records import Plan
-from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
-from harnesspro.editor.llm import LLMEditor
 from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.harness.effect import Signature, first_difference
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.planner import llm as llm_planner
-from harnesspro.planner.memory import Difference, Pairs, measure, paired_difference
+from harnesspro.improvers.editor.apply import Edit, apply_plan, apply_plan_or_catalog
+from harnesspro.improvers.editor.llm import LLMEditor
+from harnesspro.improvers.planner import llm as llm_planner
+from harnesspro.improvers.planner.memory import Difference, Pairs, measure, paired_difference
 from harnesspro.run.context import RunContext, seed_template
 from harnesspro.run.disclosure import improver_inputs
 from tests.conftest import llm_run, reply, tiny_config, tool_call
@@ -289,7 +289,7 @@ def test_free_form_plans_are_checked(
 def test_the_llm_editor_works_on_a_third_party_harness(tmp_path: Path) -> None:
     """The bundled mini-swe-agent wrapper as the seed: no harness.yaml, no seed hooks; an
     edit of its own config is accepted because the smoke rollout's system prompt changes."""
-    wrapper = Path(harnesspro.__file__).parent / "harnesses" / "mini_swe_agent"
+    wrapper = Path(harnesspro.__file__).parent / "harness" / "bundled" / "mini_swe_agent"
     ctx = llm_run(tmp_path, harness={"seed": str(wrapper)})
     config = (wrapper / "config.yaml").read_text()
     prompt = (

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from harnesspro.cli import main
+from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.mechanisms.catalog import CATALOG
 from tests.conftest import built_once, tiny_config
 
 

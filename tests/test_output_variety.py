@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import Task
-from harnesspro.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, sample_profile
-from harnesspro.fakes.scripted import Traits, plan_actions, script_for
-from harnesspro.fakes.variants import KINDS, accepted, chosen
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, sample_profile
+from harnesspro.execution.fakes.scripted import Traits, plan_actions, script_for
+from harnesspro.execution.fakes.variants import KINDS, accepted, chosen
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.layout import Layout
 from harnesspro.tasks.loader import load_suite

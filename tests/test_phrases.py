@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from harnesspro.fakes import phrases
-from harnesspro.fakes.phrases import prompt_traits
-from harnesspro.mechanisms import catalog
+from harnesspro.execution.fakes import phrases
+from harnesspro.execution.fakes.phrases import prompt_traits
+from harnesspro.harness.mechanisms import catalog
 from harnesspro.run.context import seed_template
 
 PARAPHRASES = {
@@ -95,7 +95,7 @@ def test_a_notice_counts_at_the_edges_of_a_result_not_inside_a_file() -> None:
 
 
 def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
-    from harnesspro.roles.ideas import WORDINGS
+    from harnesspro.improvers.roles.ideas import WORDINGS
 
     expected = {"recheck-outputs": "verify", "brief-replies": "concise", "read-less": "skim"}
     for idea, trait in expected.items():

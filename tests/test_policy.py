@@ -9,9 +9,9 @@ import json
 import math
 from typing import Any
 
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
+from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
-from harnesspro.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
-from harnesspro.fakes.scripted import ScriptedPolicy, TaskScript
 
 STEPS = tuple(f"echo part{i} > /workspace/out{i}.txt" for i in range(6))
 SCRIPT = TaskScript(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.config import ConfigError, load_config
-from harnesspro.fakes.behaviour import (
+from harnesspro.execution.fakes.behaviour import (
     DEFAULT_PROFILE,
     DRAWS,
     BehaviourProfile,

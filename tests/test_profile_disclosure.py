@@ -15,9 +15,9 @@ from rich.console import Console
 from harnesspro.cli import main
 from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutSpec
+from harnesspro.execution.fakes.behaviour import load_profile
+from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
-from harnesspro.fakes.behaviour import load_profile
-from harnesspro.fakes.scripted import script_for
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs
 from harnesspro.run.folder import RunFolder

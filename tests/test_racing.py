@@ -15,9 +15,9 @@ import pytest
 from harnesspro.cli import main
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
-from harnesspro.editor.apply import apply_plan, catalog_edit
 from harnesspro.evolution.strategies import STRATEGIES
-from harnesspro.mechanisms.edits import extra_prompt, set_keys
+from harnesspro.harness.mechanisms.edits import extra_prompt, set_keys
+from harnesspro.improvers.editor.apply import apply_plan, catalog_edit
 from harnesspro.run.context import RunContext
 from tests.conftest import tiny_config
 

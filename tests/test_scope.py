@@ -7,8 +7,8 @@ from pathlib import Path
 
 from harnesspro.core.ledger import plan_of
 from harnesspro.core.records import Plan
-from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner.llm import PlannerReply, to_plan
+from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.improvers.planner.llm import PlannerReply, to_plan
 from tests.conftest import llm_run
 
 

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-SEED = Path(__file__).resolve().parent.parent / "harnesspro" / "seed"
+SEED = Path(__file__).resolve().parent.parent / "harnesspro" / "harness" / "seed"
 seen: list[tuple[str, str, dict[str, object]]] = []
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import inspect
 import re
 
+from harnesspro.harness.seed.agent import hooks
 from harnesspro.run.context import seed_template
-from harnesspro.seed.agent import hooks
 
 # The arguments the agent loop passes itself, before a hook's own parameters.
 LOOP_ARGUMENTS = {"agent", "text", "content"}

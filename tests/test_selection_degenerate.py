@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harnesspro.selection.select import SeedUnscored, choose
+from harnesspro.evaluation.selection.select import SeedUnscored, choose
 
 MODES = {"lite": (0.2, 0.8), "medium": (0.5, 0.5), "heavy": (0.8, 0.2)}
 SEED = "c000"

@@ -9,9 +9,9 @@ import pytest
 
 from harnesspro.core.config import ConfigError, load_config
 from harnesspro.evaluation.racing import dominated_whp
+from harnesspro.evaluation.selection.select import best_pass
 from harnesspro.evolution.strategies import STRATEGIES, make_strategy
-from harnesspro.selection.select import best_pass
-from harnesspro.testsynth.judge import judge
+from harnesspro.improvers.testsynth.judge import judge
 
 
 def beta_2_4_cdf(x: float) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harnesspro.testsynth.offline import (
+from harnesspro.improvers.testsynth.offline import (
     SeedRollout,
     SynthTest,
     is_clean,

@@ -15,16 +15,16 @@ from rich.console import Console
 
 from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.evaluation.scoring import freeze_tests, score_pending
 from harnesspro.execution.rollout import write_tree
+from harnesspro.improvers.testsynth import facts
+from harnesspro.improvers.testsynth.facts import Reading, command_facts, read_instruction
+from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import Bubblewrap, Mount, SandboxResult
 from harnesspro.sandbox.snapshot import Snapshot, take
 from harnesspro.tasks.loader import builtin_suite_dir, load_suite, reference_steps, workspace_files
-from harnesspro.testsynth import facts
-from harnesspro.testsynth.facts import Reading, command_facts, read_instruction
-from harnesspro.testsynth.frozen import freeze_tests, score_pending
-from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from tests.conftest import tiny_config
 
 REPORT = (

@@ -25,9 +25,9 @@ from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate, Usage, total_usage
 from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.fakes.provider import fake_provider
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.rollout import run_rollout
-from harnesspro.fakes.provider import fake_provider
 from harnesspro.reports import figures, frames
 from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import CALL_AXIS, front_frame, x_title

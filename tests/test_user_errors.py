@@ -97,7 +97,10 @@ def unpriced_config(folder: Path, allow: bool) -> Path:
 def test_rollout_command_honours_allow_unpriced(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    harness, task = str(Path("harnesspro/seed").resolve()), builtin_suite_dir() / "sales_by_region"
+    harness, task = (
+        str(Path("harnesspro/harness/seed").resolve()),
+        builtin_suite_dir() / "sales_by_region",
+    )
     argv = ["rollout", "--harness", harness, "--task", str(task), "--out", str(tmp_path / "out")]
     refused = argv + ["--config", str(unpriced_config(tmp_path, allow=False))]
     assert "mystery-model" in fails_in_one_sentence(refused, capsys)

@@ -15,9 +15,9 @@ from harnesspro.cli import main
 from harnesspro.core.config import ConfigError, load_config
 from harnesspro.core.records import Score
 from harnesspro.evaluation.engine import Evaluated
+from harnesspro.evaluation.selection.select import Selected
 from harnesspro.evolution import loop as evolution
 from harnesspro.run.validation_scores import pool
-from harnesspro.selection.select import Selected
 
 
 def score(cid: str, pass_rate: float, cost: float, n: int = 8) -> Score:

@@ -15,13 +15,13 @@ from rich.console import Console
 from harnesspro.core.config import ConfigError, RunConfig, apply_override
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Plan
-from harnesspro.editor.apply import apply_plan
 from harnesspro.evaluation.engine import evaluate
 from harnesspro.evaluation.heldout import held_out_frame, summarise
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.evolution.strategies import STRATEGIES
-from harnesspro.fakes.behaviour import sample_profile
-from harnesspro.mechanisms.catalog import CATALOG
+from harnesspro.execution.fakes.behaviour import sample_profile
+from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.folder import RunFolder
 

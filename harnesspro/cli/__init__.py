@@ -17,11 +17,11 @@ from harnesspro.cli import doctor, evolve, harness, results, retro, tasks
 from harnesspro.cli.handlers import Handler
 from harnesspro.core.config import ConfigError
 from harnesspro.core.ledger import LedgerDamaged
+from harnesspro.evaluation.scoring import FrozenTestChanged
 from harnesspro.run.operating_points import RunNotFound
 from harnesspro.sandbox import SandboxUnavailable
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.toolenv import ToolEnvError
-from harnesspro.testsynth.frozen import FrozenTestChanged
 
 USER_ERRORS = (
     ConfigError,

@@ -14,11 +14,11 @@ from harnesspro.cli.handlers import Handler
 from harnesspro.core.config import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.money import dollars, tokens
-from harnesspro.export.harness import export_profile
-from harnesspro.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.improvers.account import describe_search_costs
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.export.harness import export_profile
+from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.reports.index import write_index
 from harnesspro.reports.rundata import load_run
 from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_profiles

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from harnesspro.core.config import ConfigError, ModelConfig, Price, load_config
 from harnesspro.core.records import RolloutResult, RolloutSpec
+from harnesspro.execution.fakes.behaviour import ProfileError, resolve_profile
+from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.rollout import RolloutInputs, run_rollout, write_tree
-from harnesspro.fakes.behaviour import ProfileError, resolve_profile
-from harnesspro.fakes.scripted import script_for
 from harnesspro.harness.validate import static_problem
 from harnesspro.run.context import model_price
 from harnesspro.tasks.loader import folder_files, load_task

@@ -14,7 +14,7 @@ UPSTREAMS = {
     # The openai SDK (~0.6 s to import) is loaded only by the processes that call a provider.
     "openai": "harnesspro.execution.gateway.openai_upstream:OpenAIUpstream",
     # The offline stand-in for an improver model (a fake that ships, like the scripted policy).
-    "scripted-improver": "harnesspro.roles.scripted:ScriptedImprover",
+    "scripted-improver": "harnesspro.improvers.roles.scripted:ScriptedImprover",
 }
 
 

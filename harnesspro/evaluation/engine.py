@@ -18,9 +18,9 @@ from rich.progress import Progress
 
 from harnesspro.core.config import ConfigError, ModelConfig, RayConfig, RunConfig
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
+from harnesspro.execution.fakes.scripted import TaskScript, script_for
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.execution.rollout_cache import RolloutCache
-from harnesspro.fakes.scripted import TaskScript, script_for
 from harnesspro.run.context import RunContext
 from harnesspro.tasks.runtime import TaskBundle, bundle_task
 

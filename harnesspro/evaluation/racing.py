@@ -15,8 +15,8 @@ from scipy.special import betaincinv
 from harnesspro.core.metrics import scored
 from harnesspro.core.records import Candidate
 from harnesspro.evaluation.engine import Evaluated, evaluate
+from harnesspro.evaluation.scoring import score_pending
 from harnesspro.run.context import RunContext
-from harnesspro.testsynth.frozen import score_pending
 
 LEVEL = 0.9
 

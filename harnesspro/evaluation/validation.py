@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from harnesspro.core.metrics import on_split
 from harnesspro.evaluation.engine import Evaluated, evaluate
+from harnesspro.evaluation.scoring import freeze_tests, score_pending
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.validation_scores import validation_ids
-from harnesspro.testsynth.frozen import freeze_tests, score_pending
 
 
 def attempts(ctx: RunContext, candidate_id: str) -> int:

@@ -25,12 +25,18 @@ from pathlib import Path
 
 from harnesspro.core.ledger import plan_of
 from harnesspro.core.records import Candidate, Plan
-from harnesspro.editor.apply import EditFn, apply_plan
+from harnesspro.evaluation.selection.composition import (
+    Decision,
+    Sibling,
+    composition_table,
+    decide,
+    expansion,
+)
 from harnesspro.harness.merge import merge_yaml
 from harnesspro.harness.repo import AUTHOR
+from harnesspro.improvers.editor.apply import EditFn, apply_plan
 from harnesspro.reports.levers import plan_levers
 from harnesspro.run.context import RunContext
-from harnesspro.selection.composition import Decision, Sibling, composition_table, decide, expansion
 
 
 def _git(worktree: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harnesspro.analyzer.rules import Trace, prevalence
 from harnesspro.core import journal
 from harnesspro.core.ledger import plan_of
 from harnesspro.core.metrics import row_tokens, scored
@@ -27,12 +26,13 @@ from harnesspro.improvers.account import (
     make_improver_upstream,
     write_search_costs,
 )
+from harnesspro.improvers.analyzer.rules import Trace, prevalence
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
-from harnesspro.planner.catalog import check_prediction
-from harnesspro.planner.exploration import Exploration
-from harnesspro.planner.memory import Pairs, measure, paired_difference
-from harnesspro.roles.dispatch import CatalogImprover, Improver, LLMImprover
+from harnesspro.improvers.planner.catalog import check_prediction
+from harnesspro.improvers.planner.exploration import Exploration
+from harnesspro.improvers.planner.memory import Pairs, measure, paired_difference
+from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
 from harnesspro.run import disclosure
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs

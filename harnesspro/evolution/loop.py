@@ -15,6 +15,8 @@ from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.engine import Evaluated, Split, evaluate
 from harnesspro.evaluation.heldout import failed_verdicts, run_final
 from harnesspro.evaluation.racing import race
+from harnesspro.evaluation.scoring import freeze_tests, score_pending
+from harnesspro.evaluation.selection.select import Selected, recorded, select
 from harnesspro.evaluation.validation import validate
 from harnesspro.evolution.compose import compose, next_parents, write_compositions
 from harnesspro.evolution.improve import record_effects
@@ -29,8 +31,6 @@ from harnesspro.reports.final import band_line, final_table, incomplete_line, wr
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.lessons import file_epoch, library_path
 from harnesspro.run.validation_scores import validation_scores
-from harnesspro.selection.select import Selected, recorded, select
-from harnesspro.testsynth.frozen import freeze_tests, score_pending
 
 
 def rollout_cap(ctx: RunContext) -> int | None:

@@ -20,10 +20,10 @@ from harnesspro.core.records import RolloutResult, RolloutSpec, RolloutStatus, U
 from harnesspro.core.registry import upstream_class
 from harnesspro.core.retry import RetryPolicy, fitted
 from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
+from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.execution.gateway.server import BUDGET_STATUS, Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
-from harnesspro.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
-from harnesspro.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.sandbox import Limits, Local, Mount, Sandbox, SandboxResult, make_sandbox, map_paths
 from harnesspro.sandbox.snapshot import Snapshot, SnapshotLimit
 from harnesspro.sandbox.snapshot import take as take_snapshot

@@ -24,8 +24,8 @@ from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.runtime import TaskUnrunnable, bundle_task, open_task
 from harnesspro.tasks.verify import run_verifier
 
-ADVERSARY = Path(__file__).resolve().parents[1] / "harnesses" / "adversarial"
-LINKER = Path(__file__).resolve().parents[1] / "harnesses" / "linker"
+ADVERSARY = Path(__file__).resolve().parent / "bundled" / "adversarial"
+LINKER = Path(__file__).resolve().parent / "bundled" / "linker"
 
 
 @dataclass(frozen=True)

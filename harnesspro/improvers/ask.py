@@ -20,8 +20,8 @@ FENCE_OPEN = re.compile(r"```(?:json)?[ \t]*\n")
 
 
 def load_prompt(name: str) -> str:
-    """A versioned prompt file of harnesspro/prompts/, e.g. `planner.v1`."""
-    return (resources.files("harnesspro") / "prompts" / f"{name}.md").read_text()
+    """A versioned prompt file of harnesspro/improvers/prompts/, e.g. `planner.v1`."""
+    return (resources.files("harnesspro.improvers") / "prompts" / f"{name}.md").read_text()
 
 
 def render(title: str, data: Any) -> str:

@@ -14,8 +14,8 @@ from harnesspro.run.context import SEED_ID
 if TYPE_CHECKING:
     from harnesspro.core.records import Score
     from harnesspro.core.uncertainty import Uncertainty
+    from harnesspro.evaluation.selection.select import Selected
     from harnesspro.run.context import RunContext
-    from harnesspro.selection.select import Selected
 
 
 def write_epoch_reports(

@@ -12,12 +12,12 @@ from harnesspro.core import pareto
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate
 from harnesspro.core.uncertainty import Uncertainty
+from harnesspro.evaluation.selection.composition import composition_table
 from harnesspro.reports import levers
 from harnesspro.reports.budget import per_epoch
 from harnesspro.reports.costs import run_costs, with_split
 from harnesspro.reports.pareto_plot import front_frame
 from harnesspro.reports.rundata import RunData
-from harnesspro.selection.composition import composition_table
 
 SEED_ID = "c000"
 ABSENT = "—"  # a ledger without the column (older runs): shown, never guessed

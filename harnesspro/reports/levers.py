@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.core.metrics import on_split, scored
-from harnesspro.mechanisms.catalog import LEVERS, members
+from harnesspro.harness.mechanisms.catalog import LEVERS, members
 
 VERDICTS = ("helped", "hurt", "no effect", "confounded", "unmeasured")
 

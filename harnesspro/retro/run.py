@@ -22,15 +22,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harnesspro.analyzer.rules import prevalence
 from harnesspro.core.config import ConfigError, RunConfig
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.records import Candidate, Diagnosis, Plan, Score
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.improvers.analyzer.rules import prevalence
 from harnesspro.improvers.inputs import ImproverInputs
+from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
 from harnesspro.retro.sessions import Session
-from harnesspro.roles.dispatch import CatalogImprover, Improver, LLMImprover
 
 VERDICT_KINDS = ("task_failures", "unrecovered_errors")
 RETRO_ID = "retro"

@@ -14,13 +14,13 @@ from harnesspro.core.config import DEFAULT_CORESET_SIZE, ConfigError, Price, Run
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import Shortfall, candidate_scores, covering, on_split, shortfalls
 from harnesspro.core.records import Candidate, Score, Task
-from harnesspro.execution.gateway.prices import lookup_price
-from harnesspro.fakes.behaviour import (
+from harnesspro.execution.fakes.behaviour import (
     DEFAULT_PROFILE,
     BehaviourProfile,
     ProfileError,
     resolve_profile,
 )
+from harnesspro.execution.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.account import improver_price
 from harnesspro.run.folder import RunFolder
@@ -35,7 +35,7 @@ SEED_ID = "c000"
 
 def seed_template() -> Path:
     """The seed harness shipped as package data."""
-    return Path(str(resources.files("harnesspro") / "seed"))
+    return Path(str(resources.files("harnesspro.harness") / "seed"))
 
 
 def model_price(config: RunConfig) -> Price | None:

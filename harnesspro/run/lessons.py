@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.core.ledger import plan_of
+from harnesspro.harness.mechanisms.catalog import members
 from harnesspro.improvers.library import Library, LibraryLesson, default_path
-from harnesspro.mechanisms.catalog import members
 from harnesspro.run.context import RunContext
 
 

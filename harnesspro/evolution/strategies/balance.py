@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.strategies.catalog_roles import propose_with
 from harnesspro.improvers.inputs import ImproverInputs
-from harnesspro.planner.catalog import plan_all
-from harnesspro.planner.evidence import beliefs_from
+from harnesspro.improvers.planner.catalog import plan_all
+from harnesspro.improvers.planner.evidence import beliefs_from
 from harnesspro.run.context import RunContext
 
 

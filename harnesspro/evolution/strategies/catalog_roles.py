@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 
-from harnesspro.analyzer import Fallbacks
 from harnesspro.core.records import Candidate, Diagnosis, Plan
 from harnesspro.evolution.improve import run_roles
+from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.improvers.analyzer import Fallbacks
 from harnesspro.improvers.inputs import ImproverInputs
-from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner.catalog import excluded
-from harnesspro.roles.dispatch import CatalogImprover
+from harnesspro.improvers.planner.catalog import excluded
+from harnesspro.improvers.roles.dispatch import CatalogImprover
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs
 

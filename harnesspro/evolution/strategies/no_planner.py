@@ -9,8 +9,8 @@ from collections.abc import Mapping
 
 from harnesspro.core.records import DIRECTIVES, Candidate, Plan
 from harnesspro.evolution.strategies.catalog_roles import PlanFn, propose_with, untried
+from harnesspro.harness.mechanisms.catalog import CATALOG, Mechanism, bundle_name
 from harnesspro.improvers.inputs import ImproverInputs
-from harnesspro.mechanisms.catalog import CATALOG, Mechanism, bundle_name
 from harnesspro.run.context import RunContext
 
 

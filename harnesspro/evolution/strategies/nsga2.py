@@ -25,9 +25,9 @@ from pymoo.problems.static import StaticProblem
 
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
-from harnesspro.editor.apply import apply_plan
-from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner.catalog import lineage
+from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.improvers.editor.apply import apply_plan
+from harnesspro.improvers.planner.catalog import lineage
 from harnesspro.run.context import SEED_ID, RunContext
 
 POP_SIZE = 9  # as many new candidates per epoch as the method's 3 directives x 3 parents

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 
 from harnesspro.core.records import DIRECTIVES, Candidate, Plan
 from harnesspro.evolution.strategies.catalog_roles import propose_with, untried
+from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.inputs import ImproverInputs
-from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner.catalog import predict
-from harnesspro.planner.evidence import beliefs_from
+from harnesspro.improvers.planner.catalog import predict
+from harnesspro.improvers.planner.evidence import beliefs_from
 from harnesspro.run.context import RunContext
 
 

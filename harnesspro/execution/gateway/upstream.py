@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harnesspro.core.config import LatencyConfig
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.gateway.streaming import to_chunks
-from harnesspro.fakes.scripted import ScriptedPolicy
 
 CACHE_BLOCK = 128  # tokens; providers cache prompt prefixes in blocks of this size
 CHARS_PER_TOKEN = 4

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from harnesspro.analyzer import Fallbacks
     from harnesspro.core.records import Diagnosis, Plan
+    from harnesspro.improvers.analyzer import Fallbacks
     from harnesspro.improvers.inputs import ImproverInputs
 
 

@@ -18,13 +18,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.improvers.testsynth.judge import judge
+from harnesspro.improvers.testsynth.llm import ExecTest, passes, synthesize_llm
+from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.disclosure import synthesizer_inputs
 from harnesspro.sandbox import Limits, Sandbox, make_sandbox
 from harnesspro.sandbox.snapshot import Snapshot
-from harnesspro.testsynth.judge import judge
-from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
-from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 
 FrozenTest = SynthTest | ExecTest
 

@@ -69,7 +69,7 @@ def rewrite_command(kind: str, path: str) -> str:
 @cache
 def accepted() -> dict[str, list[tuple[str, str]]]:
     """Task id -> the (output file, kind) pairs its official tests accept."""
-    text = (resources.files("harnesspro.fakes") / "variants.json").read_text()
+    text = (resources.files("harnesspro.execution.fakes") / "variants.json").read_text()
     return {task: [(f, k) for f, k in pairs] for task, pairs in json.loads(text).items()}
 
 

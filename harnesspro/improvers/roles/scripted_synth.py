@@ -16,7 +16,7 @@ import shlex
 from typing import Any
 
 from harnesspro.improvers.ask import extract_json
-from harnesspro.testsynth.offline import is_clean
+from harnesspro.improvers.testsynth.offline import is_clean
 
 Message = dict[str, Any]
 

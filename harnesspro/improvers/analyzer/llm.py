@@ -11,12 +11,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harnesspro.analyzer.rules import Trace, analyze, clusters, events_of, task_stats
 from harnesspro.core.records import Diagnosis
+from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.account import SearchAccount
+from harnesspro.improvers.analyzer.rules import Trace, analyze, clusters, events_of, task_stats
 from harnesspro.improvers.ask import ask_json, load_prompt, render
 from harnesspro.improvers.inputs import ImproverInputs
-from harnesspro.mechanisms.catalog import CATALOG
 
 PROMPT = "analyzer.v1"
 INSTRUCTION_CHARS = 600

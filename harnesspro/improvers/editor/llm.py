@@ -20,9 +20,9 @@ from pathlib import Path
 from harnesspro.core.config import ImproverConfig
 from harnesspro.core.records import Plan
 from harnesspro.execution.rollout import FORWARDER, GATEWAY_PORT
+from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.account import SearchAccount, SearchUnavailable
 from harnesspro.improvers.ask import load_prompt, render
-from harnesspro.mechanisms.catalog import CATALOG
 from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
 
 PROMPT = "editor.v2"

@@ -8,22 +8,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harnesspro.analyzer import Analyzer, Fallbacks
-from harnesspro.analyzer import llm as llm_analyzer
-from harnesspro.analyzer.rules import analyze
 from harnesspro.core.records import Candidate, Diagnosis, Plan
-from harnesspro.editor import Editor
-from harnesspro.editor.apply import Edit, apply_plan, apply_plan_or_catalog
-from harnesspro.editor.llm import LLMEditor
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.account import SearchAccount, SearchUnavailable
+from harnesspro.improvers.analyzer import Analyzer, Fallbacks
+from harnesspro.improvers.analyzer import llm as llm_analyzer
+from harnesspro.improvers.analyzer.rules import analyze
+from harnesspro.improvers.editor import Editor
+from harnesspro.improvers.editor.apply import Edit, apply_plan, apply_plan_or_catalog
+from harnesspro.improvers.editor.llm import LLMEditor
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
-from harnesspro.planner import Planner
-from harnesspro.planner import llm as llm_planner
-from harnesspro.planner.catalog import plan_all
-from harnesspro.planner.evidence import beliefs_from
-from harnesspro.planner.exploration import Exploration
+from harnesspro.improvers.planner import Planner
+from harnesspro.improvers.planner import llm as llm_planner
+from harnesspro.improvers.planner.catalog import plan_all
+from harnesspro.improvers.planner.evidence import beliefs_from
+from harnesspro.improvers.planner.exploration import Exploration
 
 
 class Improver(Analyzer, Planner, Editor, Protocol):

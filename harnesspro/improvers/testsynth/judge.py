@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from harnesspro.testsynth.offline import FAILURE_MARKERS
+from harnesspro.improvers.testsynth.offline import FAILURE_MARKERS
 
 
 def judge(trajectory: str) -> bool:

@@ -29,12 +29,12 @@ from typing import Any
 from harnesspro.core.records import DIRECTIVES, Directive
 from harnesspro.execution.gateway.streaming import to_chunks
 from harnesspro.execution.gateway.upstream import PrefixCache, envelope
+from harnesspro.harness.mechanisms.catalog import CATALOG, Mechanism
 from harnesspro.improvers.ask import extract_json
-from harnesspro.mechanisms.catalog import CATALOG, Mechanism
-from harnesspro.planner.catalog import RELEVANCE_FLOOR, preference
-from harnesspro.planner.evidence import Prediction
-from harnesspro.roles.ideas import IDEAS, wording
-from harnesspro.roles.scripted_synth import synthesize_test
+from harnesspro.improvers.planner.catalog import RELEVANCE_FLOOR, preference
+from harnesspro.improvers.planner.evidence import Prediction
+from harnesspro.improvers.roles.ideas import IDEAS, wording
+from harnesspro.improvers.roles.scripted_synth import synthesize_test
 
 Message = dict[str, Any]
 CHECKPOINT_AFTER = 2  # tool calls before its checkpoint notice (the smoke task makes 2+)

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from harnesspro.core.cost_axis import axis_of, value_on
 from harnesspro.core.money import dollars
 from harnesspro.core.records import DIRECTIVES, Candidate, Directive, Plan, Score
-from harnesspro.mechanisms.catalog import BUNDLE_SEP, CATALOG, Mechanism, bundle_name
-from harnesspro.planner.evidence import NO_EVIDENCE, Beliefs, Prediction, blend
-from harnesspro.planner.exploration import Exploration
+from harnesspro.harness.mechanisms.catalog import BUNDLE_SEP, CATALOG, Mechanism, bundle_name
+from harnesspro.improvers.planner.evidence import NO_EVIDENCE, Beliefs, Prediction, blend
+from harnesspro.improvers.planner.exploration import Exploration
 
 RELEVANCE_FLOOR = 0.25  # a mechanism still does something where its problem was not seen
 MAX_PASS_LOSS = 0.02  # cost-first accepts at most this predicted loss of pass rate

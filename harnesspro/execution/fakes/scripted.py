@@ -71,8 +71,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harnesspro.core.records import Task
-from harnesspro.fakes import phrases, variants
-from harnesspro.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
+from harnesspro.execution.fakes import phrases, variants
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
 from harnesspro.tasks.runtime import input_files
 

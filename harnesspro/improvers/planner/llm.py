@@ -17,13 +17,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harnesspro.core.records import DIRECTIVES, Diagnosis, Directive, Plan, Scope, Score
+from harnesspro.harness.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.ask import ask_json, load_prompt, render
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
-from harnesspro.mechanisms.catalog import CATALOG, LEVERS
-from harnesspro.planner.catalog import excluded, lineage, plan_for, predict
-from harnesspro.planner.evidence import beliefs_from
+from harnesspro.improvers.planner.catalog import excluded, lineage, plan_for, predict
+from harnesspro.improvers.planner.evidence import beliefs_from
 
 PROMPT = "planner.v2"
 DIFF_BUDGET = 12_000  # characters of diffs per request, most recent first

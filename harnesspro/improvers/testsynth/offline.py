@@ -20,9 +20,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
+from harnesspro.improvers.testsynth.facts import Reading, read_instruction, snapshot_facts
+from harnesspro.improvers.testsynth.formats import Strictness
 from harnesspro.sandbox import Sandbox
-from harnesspro.testsynth.facts import Reading, read_instruction, snapshot_facts
-from harnesspro.testsynth.formats import Strictness
 
 FAILURE_MARKERS = ("command not found", "Traceback (most recent call last)", "syntax error")
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.harness.effect import Signature, not_in_effect, signature
+from harnesspro.harness.mechanisms.catalog import members
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import checked, smoke_rollout
-from harnesspro.mechanisms.catalog import members
 
 EDIT_ATTEMPTS = 2  # the first try and one retry with the validator's message
 

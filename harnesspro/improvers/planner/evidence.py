@@ -19,8 +19,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from harnesspro.harness.mechanisms.catalog import Mechanism, members
 from harnesspro.improvers.inputs import Lesson
-from harnesspro.mechanisms.catalog import Mechanism, members
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from harnesspro.core.records import Candidate, Plan
-    from harnesspro.editor.apply import Edit
     from harnesspro.harness.repo import HarnessRepo
+    from harnesspro.improvers.editor.apply import Edit
 
 
 class Editor(Protocol):

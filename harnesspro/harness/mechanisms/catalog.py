@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harnesspro.mechanisms.edits import (
+from harnesspro.harness.mechanisms.edits import (
     Check,
     Edit,
     add_hook,

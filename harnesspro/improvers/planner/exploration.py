@@ -19,8 +19,8 @@ import random
 from dataclasses import dataclass
 from statistics import mean
 
-from harnesspro.mechanisms.catalog import CATALOG
-from harnesspro.planner.evidence import Beliefs, Prediction
+from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.improvers.planner.evidence import Beliefs, Prediction
 
 PASS_SD = mean(abs(m.expected_pass) for m in CATALOG.values())
 """Spread of an unmeasured mechanism's pass-rate effect: the catalog's mean absolute one."""
