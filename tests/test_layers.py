@@ -199,9 +199,12 @@ def test_the_public_surface_is_what_it_says() -> None:
 
 
 def console_writes(path: Path) -> list[int]:
-    """Lines where a file writes to a console (`<...>.console.print(...)`, `console.rule`)."""
+    """Lines where a file writes to a console (`<...>.console.print(...)`, `console.rule`), or
+    hands one to something that draws on it (`Progress(console=...)`)."""
     lines = []
     for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and any(k.arg == "console" for k in node.keywords):
+            lines.append(node.lineno)
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         owner = node.func.value
@@ -220,3 +223,9 @@ def test_only_the_orchestration_and_the_commands_write_the_console() -> None:
         for line in console_writes(path)
     ]
     assert writers == []
+
+
+def test_a_console_handed_to_a_drawer_counts_as_a_write(tmp_path: Path) -> None:
+    drawer = tmp_path / "drawer.py"
+    drawer.write_text("def f(ctx):\n    with Progress(console=ctx.console):\n        pass\n")
+    assert console_writes(drawer) == [2]

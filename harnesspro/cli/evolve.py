@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harnesspro.cli.handlers import Handler
+from harnesspro.cli.progress import ConsoleProgress
 from harnesspro.cli.results import cmd_report_paths
 from harnesspro.core.config import MAX_REPEATS, ConfigError, load_config
 from harnesspro.evaluation.engine import check_ray
@@ -43,7 +44,7 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
         console.print(f"warning: sandbox limit not enforced here: {note}", markup=False)
     if config.sandbox.backend == "local":
         console.print(LOCAL_WARNING, markup=False)
-    ctx = RunContext.open(config, run, console)
+    ctx = RunContext.open(config, run, console, ConsoleProgress(console))
     for line in ctx.skipped:
         console.print(line, markup=False)
     if ctx.ledger.meta("status") == "complete":
@@ -55,7 +56,7 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     if args.attempts is not None and not 1 <= args.attempts <= MAX_REPEATS:
         raise ConfigError(f"--attempts {args.attempts}: K must be from 1 to {MAX_REPEATS}.")
-    ctx = open_run(args.run_dir, console)
+    ctx = open_run(args.run_dir, console, ConsoleProgress(console))
     for line in ctx.skipped:
         console.print(line, markup=False)
     if ctx.config.sandbox.backend == "bubblewrap":

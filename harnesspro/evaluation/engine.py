@@ -14,7 +14,6 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import ray
-from rich.progress import Progress
 
 from harnesspro.core.config import ConfigError, ModelConfig, RayConfig, RunConfig
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
@@ -330,9 +329,8 @@ def run_batch(ctx: RunContext, todo: list[Todo], epoch: int, split: Split) -> bo
     if fresh:
         ensure_ray(ctx.config.ray)
     names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
-    with Progress(console=ctx.console, transient=True) as progress:
-        bar = progress.add_task(f"epoch {epoch} {split}: rollouts of {names}", total=len(batch))
-        record = recorder(ctx, split, lambda: progress.advance(bar))
+    with ctx.progress.track(f"epoch {epoch} {split}: rollouts of {names}", len(batch)) as step:
+        record = recorder(ctx, split, step)
 
         def record_and_keep(inputs: RolloutInputs, result: RolloutResult) -> None:
             record(inputs, result)

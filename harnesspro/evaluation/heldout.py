@@ -27,6 +27,7 @@ from rich.console import Console
 
 from harnesspro.core.config import load_config
 from harnesspro.core.metrics import Shortfall, known_mean, on_split, row_tokens, shortfalls
+from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate
 from harnesspro.core.uncertainty import FloatArray, bootstrap
 from harnesspro.evaluation.engine import evaluate
@@ -329,10 +330,10 @@ def run_final(ctx: RunContext, attempts: int) -> FinalReport:
     )
 
 
-def open_run(run_dir: Path, console: Console) -> RunContext:
+def open_run(run_dir: Path, console: Console, progress: Progress = SILENT) -> RunContext:
     """Reopen a run folder with the config it was run with."""
     if not (run_dir / "ledger.sqlite").is_file() or not (run_dir / "config.yaml").is_file():
         raise RunNotFound(f"{run_dir}: not a run folder (no ledger.sqlite); pass runs/<run-id>.")
 
     config = load_config(run_dir / "config.yaml")
-    return RunContext.open(config, RunFolder(run_dir.resolve()), console)
+    return RunContext.open(config, RunFolder(run_dir.resolve()), console, progress)

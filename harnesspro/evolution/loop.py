@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from harnesspro.core.config import ConfigError
 from harnesspro.core.metrics import scored, search_rollouts
 from harnesspro.core.money import dollars, share
-from harnesspro.core.records import Candidate
+from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.engine import Evaluated, Split, evaluate
 from harnesspro.evaluation.heldout import failed_verdicts, run_final
@@ -26,7 +26,7 @@ from harnesspro.improvers.account import describe_search_costs, write_search_cos
 from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
-from harnesspro.reports.epoch import write_epoch_reports
+from harnesspro.reports.epoch import EpochData, write_epoch_reports
 from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.lessons import file_epoch, library_path
@@ -113,7 +113,7 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     )
     held = validation_scores(ctx)
     ctx.run.mark_phase("reports")
-    write_epoch_reports(ctx, selected, spread, held)
+    write_epoch_reports(epoch_data(ctx, selected, spread, held))
     run_reports(ctx)
     ctx.ledger.finish_epoch(epoch, selected.hypervolume)
     if ctx.config.reports.dashboard == "every_epoch":
@@ -128,6 +128,25 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
             f"P(non-dominated) {share(u.p_nondominated)}{valid}"
         )
     return selected
+
+
+def epoch_data(
+    ctx: RunContext, selected: Selected, spread: dict[str, Uncertainty], held: dict[str, Score]
+) -> EpochData:
+    """What the epoch's reports read, gathered once from the ledger."""
+    return EpochData(
+        epoch=selected.epoch,
+        folder=ctx.run.reports(selected.epoch),
+        seed_id=SEED_ID,
+        picks=selected.picks,
+        scores=ctx.scores(),
+        candidates=ctx.candidates(),
+        rollouts=ctx.ledger.rollouts(),
+        plans=ctx.ledger.plans(),
+        confidence=ctx.config.evaluation.confidence,
+        intervals=spread,
+        validation=held,
+    )
 
 
 def settle(ctx: RunContext, epoch: int) -> Selected:

@@ -1,43 +1,50 @@
 """Per-epoch reports: Pareto-front figure, front with intervals and validation aggregates,
-cost report, plans; rebuilt from the ledger."""
+cost report, plans; written from the epoch's data (`EpochData`), which the loop gathers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
 
 from harnesspro.core.atomic import atomic_path
+from harnesspro.core.records import Candidate, Score
+from harnesspro.core.uncertainty import Uncertainty
 from harnesspro.reports.costs import epoch_costs, write_csv
 from harnesspro.reports.pareto_plot import draw_front, front_frame
-from harnesspro.run.context import SEED_ID
-
-if TYPE_CHECKING:
-    from harnesspro.core.records import Score
-    from harnesspro.core.uncertainty import Uncertainty
-    from harnesspro.evaluation.selection.select import Selected
-    from harnesspro.run.context import RunContext
 
 
-def write_epoch_reports(
-    ctx: RunContext,
-    selected: Selected,
-    intervals: Mapping[str, Uncertainty] | None = None,
-    validation: Mapping[str, Score] | None = None,
-) -> None:
+@dataclass(frozen=True)
+class EpochData:
+    """What one epoch's reports read: the run's candidates and scores after the epoch, its
+    picks, the rollouts and plans recorded so far."""
+
+    epoch: int
+    folder: Path  # reports/epoch-N/
+    seed_id: str
+    picks: Mapping[str, str]  # mode -> candidate id
+    scores: Mapping[str, Score]
+    candidates: Mapping[str, Candidate]
+    rollouts: pd.DataFrame
+    plans: pd.DataFrame
+    confidence: float
+    intervals: Mapping[str, Uncertainty] = field(default_factory=dict)
+    validation: Mapping[str, Score] = field(default_factory=dict)
+
+
+def write_epoch_reports(data: EpochData) -> None:
     """reports/epoch-N/{pareto.html, front.csv, costs.csv, plans.csv}."""
-
-    folder = ctx.run.reports(selected.epoch)
-    folder.mkdir(parents=True, exist_ok=True)
+    data.folder.mkdir(parents=True, exist_ok=True)
     frame = front_frame(
-        ctx.scores(), ctx.candidates(), selected.picks, SEED_ID, intervals, validation
+        data.scores, data.candidates, data.picks, data.seed_id, data.intervals, data.validation
     )
-    level = ctx.config.evaluation.confidence
-    draw_front(frame, f"Pareto front after epoch {selected.epoch}", folder / "pareto.html", level)
-    with atomic_path(folder / "front.csv") as tmp:
+    title = f"Pareto front after epoch {data.epoch}"
+    draw_front(frame, title, data.folder / "pareto.html", data.confidence)
+    with atomic_path(data.folder / "front.csv") as tmp:
         frame.to_csv(tmp, index=False)
-    rollouts = ctx.ledger.rollouts()
-    with atomic_path(folder / "costs.csv") as tmp:
-        write_csv(epoch_costs(rollouts, selected.epoch, SEED_ID), tmp)
-    plans = ctx.ledger.plans()
-    with atomic_path(folder / "plans.csv") as tmp:
-        plans[plans["epoch"] == selected.epoch].to_csv(tmp, index=False)
+    with atomic_path(data.folder / "costs.csv") as tmp:
+        write_csv(epoch_costs(data.rollouts, data.epoch, data.seed_id), tmp)
+    with atomic_path(data.folder / "plans.csv") as tmp:
+        data.plans[data.plans["epoch"] == data.epoch].to_csv(tmp, index=False)

@@ -13,6 +13,7 @@ from rich.console import Console
 from harnesspro.core.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import Shortfall, candidate_scores, covering, on_split, shortfalls
+from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate, Score, Task
 from harnesspro.execution.fakes.behaviour import (
     DEFAULT_PROFILE,
@@ -155,9 +156,13 @@ class RunContext:
     """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
     skipped: tuple[str, ...] = ()
     """One line per task of the suite this machine cannot run or grade (left out)."""
+    progress: Progress = SILENT
+    """Where rollout batches report progress (the CLI shows a bar; nothing else prints)."""
 
     @classmethod
-    def open(cls, config: RunConfig, run: RunFolder, console: Console) -> RunContext:
+    def open(
+        cls, config: RunConfig, run: RunFolder, console: Console, progress: Progress = SILENT
+    ) -> RunContext:
         """Validate what can be validated, then create or reopen the run folder."""
         price = model_price(config)
         try:
@@ -179,8 +184,9 @@ class RunContext:
         repo.recover()  # we hold the run folder's lock: any git lock file is a crash's
         hashes = keyed_hashes(ledger, tasks)
         return cls(
-            config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes, skipped
-        )
+            config, run, ledger, repo, tasks, splits, price, console, behaviour, hashes, skipped,
+            progress,
+        )  # fmt: skip
 
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}
