@@ -8,13 +8,10 @@ answers and the chat log are size-capped (`GatewayLimits`).
 from __future__ import annotations
 
 import json
-import socketserver
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,13 +20,8 @@ from harnesspro.core.records import ModelCall, Usage
 from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.core.rollout_budget import RolloutBudget, Spent
 from harnesspro.execution.gateway.chatlog import ChatLog, assemble, first_message
-from harnesspro.execution.gateway.limits import (
-    TOO_LARGE_STATUS,
-    GatewayLimits,
-    content_length,
-    drain,
-    too_large,
-)
+from harnesspro.execution.gateway.http import UnixHTTPServer, error, handler_for
+from harnesspro.execution.gateway.limits import TOO_LARGE_STATUS, GatewayLimits, too_large
 from harnesspro.execution.gateway.prices import cost_of
 from harnesspro.execution.gateway.shape import request_shape
 from harnesspro.execution.gateway.streaming import sse
@@ -40,19 +32,6 @@ from harnesspro.sandbox.user import share_socket
 T = TypeVar("T")
 USAGE_PARTS = ("uncached_input", "cached_input", "cache_write", "output", "reasoning")
 BUDGET_STATUS = 402  # not retried by OpenAI clients, unlike 429
-
-
-class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A harness killed mid-call (its rollout timed out) closes the socket: not an error.
-        if not isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
-            super().handle_error(request, client_address)
-
-
-def _error(message: str, kind: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "code": kind}}
 
 
 @dataclass
@@ -107,7 +86,7 @@ class Gateway:
         self.in_flight = 0
         """Calls being answered right now (a rollout killed with one pending is our fault)."""
         self._closed = False
-        self._server = _UnixHTTPServer(str(socket_path), _handler_for(self))
+        self._server = UnixHTTPServer(str(socket_path), handler_for(self))
         share_socket(socket_path)  # sandboxed commands run as an unprivileged user
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -137,23 +116,23 @@ class Gateway:
     def _admit(self, token: str, body: Any) -> tuple[int, dict[str, Any]] | Account:
         account = self.accounts.get(token)
         if account is None:
-            return 401, _error("unknown rollout token", "invalid_api_key")
+            return 401, error("unknown rollout token", "invalid_api_key")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return 400, _error("the body must be a JSON object with `messages`", "invalid_request")
+            return 400, error("the body must be a JSON object with `messages`", "invalid_request")
         exhausted = account.spent.over(self.budget)
         if exhausted:
             self._record(token, Usage(), 0.0, BUDGET_STATUS, 0)  # never sent: nothing billed
-            return BUDGET_STATUS, _error(f"budget_exhausted: {exhausted}", "budget_exhausted")
+            return BUDGET_STATUS, error(f"budget_exhausted: {exhausted}", "budget_exhausted")
         return account
 
     def refuse_large(self, token: str, size: int) -> tuple[int, dict[str, Any]]:
         """Refuse a request body of `size` bytes, over the cap, without having read it."""
         if token not in self.accounts:
-            return 401, _error("unknown rollout token", "invalid_api_key")
+            return 401, error("unknown rollout token", "invalid_api_key")
         self._record(token, Usage(), 0.0, TOO_LARGE_STATUS, 0)  # never sent: nothing billed
         cap = self.limits.request_max
         message = too_large("the request body", size, cap, "send a shorter request")
-        return TOO_LARGE_STATUS, _error(message, "request_too_large")
+        return TOO_LARGE_STATUS, error(message, "request_too_large")
 
     def chat(self, token: str, body: Any) -> tuple[int, dict[str, Any]]:
         """Forward one non-streaming request; returns (HTTP status, JSON body)."""
@@ -172,7 +151,7 @@ class Gateway:
             status = _status(exc)
             spent = None if failed.unknown else failed.usage
             self._record(token, spent, elapsed, status, exc.retries, body, landed=True)
-            return status, _error(f"upstream failed: {exc}", "upstream_error")
+            return status, error(f"upstream failed: {exc}", "upstream_error")
         except BaseException:
             self._end()
             raise
@@ -195,7 +174,7 @@ class Gateway:
     def _answer_too_large(self, size: int) -> dict[str, Any]:
         cap = self.limits.response_max
         advice = "ask for a shorter answer (fewer choices or output tokens)"
-        return _error(too_large("the model's answer", size, cap, advice), "response_too_large")
+        return error(too_large("the model's answer", size, cap, advice), "response_too_large")
 
     def _begin(self) -> None:
         with self._lock:
@@ -243,7 +222,7 @@ class Gateway:
             except UpstreamError as exc:
                 status, retries = _status(exc), exc.retries
                 failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
-                yield sse(_error(f"upstream failed: {exc}", "upstream_error"))
+                yield sse(error(f"upstream failed: {exc}", "upstream_error"))
             # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
             known = not failed.unknown and (usage is not None or status != 200)
             total = failed.usage + (usage or Usage()) if known else None
@@ -336,73 +315,3 @@ def call_fields(call: ModelCall) -> dict[str, Any]:
         # unknown usage is null in every part, never 0
         **{part: None if usage is None else getattr(usage, part) for part in USAGE_PARTS},
     }
-
-
-def _handler_for(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def address_string(self) -> str:  # Unix sockets have no peer address
-            return "unix"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _send_stream(self, status: int, parts: Iterator[bytes]) -> None:
-            self.send_response(status)
-            self.send_header(
-                "Content-Type", "text/event-stream" if status == 200 else "application/json"
-            )
-            self.send_header("Connection", "close")
-            self.end_headers()
-            for part in parts:
-                self.wfile.write(part)
-                self.wfile.flush()
-            self.close_connection = True
-
-        def do_GET(self) -> None:
-            if self.path.rstrip("/") == "/v1/models":
-                models = [{"id": gateway.model, "object": "model", "owned_by": "harnesspro"}]
-                self._send(200, {"object": "list", "data": models})
-            else:
-                self._send(404, _error(f"no route {self.path}", "not_found"))
-
-        def do_POST(self) -> None:
-            length = content_length(self.headers.get("Content-Length"))
-            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
-            if length is None:
-                self.close_connection = True
-                self._send(400, _error("Content-Length is not a byte count", "invalid_request"))
-                return
-            if length > gateway.limits.request_max:
-                # Refused from the header; the body is dropped as it comes, never held.
-                self.close_connection = True
-                self._send(*gateway.refuse_large(token, length))
-                self.wfile.flush()
-                drain(self.rfile, self.connection, length, gateway.limits)
-                return
-            raw = self.rfile.read(length)
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._send(404, _error(f"no route {self.path}", "not_found"))
-                return
-            try:
-                body = json.loads(raw)
-            except json.JSONDecodeError:
-                self._send(400, _error("request body is not JSON", "invalid_request"))
-                return
-            if isinstance(body, dict) and body.get("stream"):
-                self._send_stream(*gateway.chat_stream(token, body))
-            else:
-                self._send(*gateway.chat(token, body))
-
-    return Handler
