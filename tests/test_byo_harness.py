@@ -12,7 +12,8 @@ import pytest
 
 import harnesspro
 from harnesspro.cli import main
-from harnesspro.execution.rollout import harness_command, run_rollout
+from harnesspro.execution.harness_entry import harness_command
+from harnesspro.execution.rollout import run_rollout
 from harnesspro.harness.validate import static_problem
 from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from harnesspro.core.config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec, RolloutStatus, Usage, total_usage
@@ -22,31 +19,23 @@ from harnesspro.core.retry import RetryPolicy, fitted
 from harnesspro.core.rollout_budget import RolloutBudget
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
-from harnesspro.execution.gateway.server import BUDGET_STATUS, Gateway
+from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
+from harnesspro.execution.harness_entry import harness_command, harness_toolenv
+from harnesspro.execution.outcome import HarnessError, InfraError, blame, classify, total_cost
 from harnesspro.sandbox import Limits, Local, Mount, Sandbox, SandboxResult, make_sandbox, map_paths
 from harnesspro.sandbox.snapshot import Snapshot, SnapshotLimit
 from harnesspro.sandbox.snapshot import take as take_snapshot
 from harnesspro.sandbox.snapshot import write as write_snapshot
-from harnesspro.sandbox.untrusted import read_regular, remove_tree, tree_size
+from harnesspro.sandbox.untrusted import read_regular, remove_tree
 from harnesspro.tasks.layout import Layout
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.runtime import TaskBundle, grade, materialise, open_task
-from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv
+from harnesspro.tasks.toolenv import ToolEnvError
 
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 TRAJECTORY_CAP = 2_000_000
-OUT_DIR_CAP = 50_000_000
-RESULT_CAP = 10_000_000
-
-
-class InfraError(Exception):
-    """Our side failed before the harness could run (e.g. installing its requirements)."""
-
-
-class HarnessError(Exception):
-    """The harness broke the contract; the message is the one-line reason recorded."""
 
 
 @dataclass(frozen=True)
@@ -91,57 +80,6 @@ def snapshot(root: Path, sandbox: Sandbox | None = None, workdir: str = "") -> S
     """The working directory after the run (input to the frozen tests): small files, links,
     modes and git state (read by git in `sandbox`, with root mounted at `workdir`)."""
     return take_snapshot(root, sandbox, workdir)
-
-
-# A registry requirement such as `name==1.2` or `name[extra]>=1,<2`: no options, URLs or paths.
-REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(\[[\w,.-]+\])? *([<>=!~][\w.*+!<>=~, ]*)?")
-
-
-def requirements_problem(requirements: object) -> str:
-    """'' when `requirements` is a list of registry requirement strings, else the reason."""
-    if not isinstance(requirements, list):
-        return "harness.toml: [harness] requirements must be a list of strings"
-    for req in requirements:
-        if not isinstance(req, str) or not REQUIREMENT.fullmatch(req):
-            return f"harness.toml: [harness] requirements: {req!r} is not a registry requirement"
-    return ""
-
-
-def _harness_section(harness_dir: Path) -> dict[str, Any]:
-    try:
-        section = tomllib.loads((harness_dir / "harness.toml").read_text())["harness"]
-        section["command"]
-    except FileNotFoundError:
-        raise HarnessError("harness.toml is missing") from None
-    except (tomllib.TOMLDecodeError, KeyError, TypeError):
-        raise HarnessError("harness.toml has no [harness] command") from None
-    return dict(section)
-
-
-def harness_toolenv(harness_dir: Path) -> ToolEnv | None:
-    """The manifest's `requirements` in a cached tool environment, built here (in the Ray
-    worker or driver, before the sandbox starts) when missing; None without requirements."""
-    requirements = _harness_section(harness_dir).get("requirements", [])
-    problem = requirements_problem(requirements)
-    if problem:
-        raise HarnessError(problem)
-    if not requirements:
-        return None
-    try:
-        return ensure_toolenv(requirements)
-    except (ToolEnvError, OSError, subprocess.SubprocessError) as exc:
-        # A failed install (no network, a broken index) is ours, not the harness's.
-        raise InfraError(f"installing the harness's requirements failed: {exc}") from None
-
-
-def harness_command(harness_dir: Path, toolenv: ToolEnv | None = None) -> list[str]:
-    """The manifest's command with `{python}` resolved to the tool environment's interpreter
-    when the harness has requirements, else to this interpreter."""
-    command = _harness_section(harness_dir)["command"]
-    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
-        raise HarnessError("harness.toml: [harness] command must be a non-empty list of strings")
-    python = str(toolenv.bin / "python") if toolenv else sys.executable
-    return [part.replace("{python}", python) for part in command]
 
 
 def visible_script(script: TaskScript, sandbox: Sandbox, mounts: list[Mount]) -> TaskScript:
@@ -227,45 +165,6 @@ def _run_harness(
     return result
 
 
-def classify(
-    run: SandboxResult, out_dir: Path, gateway: Gateway, calls_pending: int = 0
-) -> tuple[RolloutStatus, str]:
-    """Status and a one-line reason. Only an upstream that kept failing is infrastructure:
-    everything else that happens inside the harness's own run (a call it held open at its own
-    time limit included) is the harness's.
-
-    `calls_pending`: model calls still unanswered when the harness run ended.
-    """
-    if any(call.status == 502 for call in gateway.calls):
-        return "infra_error", "the model upstream kept failing after retries (see gateway.jsonl)"
-    if run.timed_out:
-        # Waiting on a slow call is the harness's choice: its rollout's time is its own.
-        pending = " while a model call was still unanswered" if calls_pending else ""
-        return "timeout", f"{run.reason}{pending}"
-    if run.reason:
-        return "harness_error", run.reason
-    if run.exit_code != 0:
-        last = (run.stderr.strip().splitlines() or [""])[-1][:200]
-        return "harness_error", f"exited with status {run.exit_code}: {last}".rstrip(": ")
-    if tree_size(out_dir) > OUT_DIR_CAP:
-        return "harness_error", f"wrote more than {OUT_DIR_CAP:,} bytes to HARNESSPRO_OUT"
-    try:
-        json.loads(read_regular(out_dir / "result.json", RESULT_CAP) or b"")
-    except ValueError:
-        return "harness_error", "finished without writing a valid result.json (a regular file)"
-    if any(call.status == BUDGET_STATUS for call in gateway.calls):
-        return "budget_exhausted", "the gateway refused a call: the rollout's budget was spent"
-    return "ok", ""
-
-
-def total_cost(gateway: Gateway) -> float | None:
-    """Dollars of all calls, or None when the model is unpriced or any call's spend is
-    unknown (an unreadable answer, a broken stream, a call cut off): never 0 for unknown."""
-    if gateway.price is None or any(c.cost is None for c in gateway.calls):
-        return None
-    return sum(call.cost or 0.0 for call in gateway.calls)
-
-
 def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
     """Our side could not set the task up: never counted as the harness's failure."""
     return RolloutResult(
@@ -283,13 +182,6 @@ def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
     )
 
 
-def _blame(status: RolloutStatus, reason: str, why: str) -> tuple[RolloutStatus, str]:
-    """The harness's failure `why`, unless the rollout already ended in a failure (kept)."""
-    if status in ("ok", "budget_exhausted"):
-        return "harness_error", why[:300]
-    return status, reason
-
-
 def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> RolloutResult:
     """Run one rollout end to end; never raises for harness or task problems.
 
@@ -303,9 +195,23 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
     finally:
         left = remove_tree(tmp)
     if left and result.status != "infra_error":
-        status, reason = _blame(result.status, result.reason, f"its folder stayed: {left}")
+        status, reason = blame(result.status, result.reason, f"its folder stayed: {left}")
         return replace(result, status=status, reason=reason)
     return result
+
+
+def _run_metered(
+    inputs: RolloutInputs, sandbox: Sandbox, tmp: Path, gateway: Gateway, layout: Layout
+) -> tuple[SandboxResult, RolloutStatus, str]:
+    """Run the harness behind the open gateway; its result, status and reason."""
+    try:
+        run = _run_harness(inputs, sandbox, tmp, gateway.socket_path.parent, layout)
+    except HarnessError as exc:
+        return SandboxResult(None, False, "", "", 0.0, str(exc)), "harness_error", str(exc)
+    except InfraError as exc:
+        why = str(exc).splitlines()[0][:300]
+        return SandboxResult(None, False, "", "", 0.0, str(exc)), "infra_error", why
+    return run, *classify(run, tmp / "out", gateway, gateway.in_flight)
 
 
 def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> RolloutResult:
@@ -327,21 +233,13 @@ def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> 
     )
     gateway.register(inputs.token, inputs.sampling_seed)
     with gateway:
-        try:
-            run = _run_harness(inputs, sandbox, tmp, gateway_dir, layout)
-            status, reason = classify(run, tmp / "out", gateway, gateway.in_flight)
-        except HarnessError as exc:
-            run = SandboxResult(None, False, "", "", 0.0, str(exc))
-            status, reason = "harness_error", str(exc)
-        except InfraError as exc:
-            run = SandboxResult(None, False, "", "", 0.0, str(exc))
-            status, reason = "infra_error", str(exc).splitlines()[0][:300]
+        run, status, reason = _run_metered(inputs, sandbox, tmp, gateway, layout)
     # The snapshot is taken before the verifier runs: grading cannot change what is scored.
     try:
         workspace = snapshot(layout.host(layout.workdir), sandbox, layout.workdir)
     except SnapshotLimit as exc:
         workspace = Snapshot()
-        status, reason = _blame(status, reason, str(exc))
+        status, reason = blame(status, reason, str(exc))
     verdict = grade(task, layout, sandbox) if inputs.grade else None
     trajectory = read_regular(tmp / "out" / "trajectory.jsonl", TRAJECTORY_CAP) or b""
     return RolloutResult(

@@ -13,7 +13,8 @@ from harnesspro.core.config import ModelConfig, Price
 from harnesspro.core.fsnames import raw
 from harnesspro.core.records import RolloutResult, RolloutSpec
 from harnesspro.execution.fakes.scripted import script_for
-from harnesspro.execution.rollout import RolloutInputs, requirements_problem, run_rollout
+from harnesspro.execution.harness_entry import requirements_problem
+from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.tasks.loader import folder_files, load_task
 from harnesspro.tasks.runtime import bundle_task
 
