@@ -10,7 +10,7 @@ import pandas as pd
 
 from harnesspro.core import pareto
 from harnesspro.core.metrics import candidate_scores
-from harnesspro.core.records import Candidate
+from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty
 from harnesspro.evaluation.selection.composition import composition_table
 from harnesspro.reports import levers
@@ -113,6 +113,51 @@ def _measured(plan: dict[str, Any] | None, column: str, computed: float) -> floa
     return computed if value == ABSENT else float(value)  # type: ignore[arg-type]
 
 
+def _placed(candidates: pd.DataFrame) -> pd.DataFrame:
+    """The candidates sorted by epoch then directive, each with its row within its epoch."""
+    order = {"seed": 0, "cost-first": 1, "balanced": 2, "performance-first": 3}
+    frame = candidates.assign(
+        directive=candidates["directive"].fillna("seed"),
+        mechanism=candidates["mechanism"].fillna("seed"),
+    )
+    frame = frame.assign(rank=frame["directive"].map(order).fillna(4))
+    frame = frame.sort_values(["epoch", "rank", "id"])
+    return frame.assign(row=frame.groupby("epoch").cumcount())
+
+
+def _lineage_row(r: dict[str, Any], scores: dict[str, Score], plan: dict[str, Any] | None) -> dict:
+    """One candidate's row: placement, scores, its plan and the measured effect."""
+    cid, parent = str(r["id"]), _text(r["parent"])
+    s, ps = scores.get(cid), scores.get(str(parent)) if parent else None
+    measured_pass = s.pass_rate - ps.pass_rate if s and ps else math.nan
+    measured_cost = (
+        s.cost_per_task / ps.cost_per_task - 1
+        if s and ps and ps.cost_per_task and math.isfinite(s.cost_per_task / ps.cost_per_task)
+        else math.nan
+    )
+    return {
+        "candidate": cid,
+        "parent": parent,
+        "epoch": int(r["epoch"]),
+        "row": int(r["row"]),
+        "directive": r["directive"],
+        "mechanism": r["mechanism"],
+        "commit": r["commit"],
+        "pass_rate": s.pass_rate if s else math.nan,
+        "cost_per_task": s.cost_per_task if s else math.nan,
+        "tokens_per_task": s.tokens_per_task if s else math.nan,
+        "rationale": _plan_field(plan, "rationale"),
+        "predicted_pass": _plan_field(plan, "predicted_pass"),
+        "predicted_cost": _plan_field(plan, "predicted_cost"),
+        # The ledger's paired measurement when it has one, else child minus parent.
+        "measured_pass": _measured(plan, "measured_pass", measured_pass),
+        "measured_cost": _measured(plan, "measured_cost", measured_cost),
+        "verdict": _plan_field(plan, "verdict"),
+        "note": _plan_field(plan, "note"),
+        "plan_columns": {k: _plan_field(plan, k) for k in (plan or {}) if k.startswith("verdict_")},
+    }
+
+
 def lineage(data: RunData) -> pd.DataFrame:
     """One row per candidate: where it sits (epoch, row within the epoch by directive), its
     parent, its coreset score, and the plan that made it: rationale, predicted effect, the
@@ -124,50 +169,10 @@ def lineage(data: RunData) -> pd.DataFrame:
         for p in data.plans.to_dict("records")
         if p.get("child_id")
     }
-    order = {"seed": 0, "cost-first": 1, "balanced": 2, "performance-first": 3}
-    frame = data.candidates.assign(
-        directive=data.candidates["directive"].fillna("seed"),
-        mechanism=data.candidates["mechanism"].fillna("seed"),
-    )
-    frame = frame.assign(rank=frame["directive"].map(order).fillna(4))
-    frame = frame.sort_values(["epoch", "rank", "id"])
-    frame["row"] = frame.groupby("epoch").cumcount()
-    rows = []
-    for r in frame.to_dict("records"):  # type: dict[str, Any]
-        cid, parent = str(r["id"]), _text(r["parent"])
-        s, ps = scores.get(cid), scores.get(str(parent)) if parent else None
-        plan = plans.get(cid)
-        measured_pass = s.pass_rate - ps.pass_rate if s and ps else math.nan
-        measured_cost = (
-            s.cost_per_task / ps.cost_per_task - 1
-            if s and ps and ps.cost_per_task and math.isfinite(s.cost_per_task / ps.cost_per_task)
-            else math.nan
-        )
-        rows.append(
-            {
-                "candidate": cid,
-                "parent": parent,
-                "epoch": int(r["epoch"]),
-                "row": int(r["row"]),
-                "directive": r["directive"],
-                "mechanism": r["mechanism"],
-                "commit": r["commit"],
-                "pass_rate": s.pass_rate if s else math.nan,
-                "cost_per_task": s.cost_per_task if s else math.nan,
-                "tokens_per_task": s.tokens_per_task if s else math.nan,
-                "rationale": _plan_field(plan, "rationale"),
-                "predicted_pass": _plan_field(plan, "predicted_pass"),
-                "predicted_cost": _plan_field(plan, "predicted_cost"),
-                # The ledger's paired measurement when it has one, else child minus parent.
-                "measured_pass": _measured(plan, "measured_pass", measured_pass),
-                "measured_cost": _measured(plan, "measured_cost", measured_cost),
-                "verdict": _plan_field(plan, "verdict"),
-                "note": _plan_field(plan, "note"),
-                "plan_columns": {
-                    k: _plan_field(plan, k) for k in (plan or {}) if k.startswith("verdict_")
-                },
-            }
-        )
+    rows = [
+        _lineage_row({str(k): v for k, v in r.items()}, scores, plans.get(str(r["id"])))
+        for r in _placed(data.candidates).to_dict("records")
+    ]
     return pd.DataFrame(rows)
 
 

@@ -137,32 +137,31 @@ def _error_bars(group: pd.DataFrame, value: str, lo: str, hi: str) -> dict[str, 
     }
 
 
-def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) -> list[go.Scatter]:
-    """The traces of one front: one per role (stable colours), the seed, the picks, the step
-    line. Empty roles still get a trace so the legend is the same in every epoch."""
-    traces = []
-    for role in ROLES:
-        group = frame[frame["role"] == role] if not frame.empty else frame
-        traces.append(
-            go.Scatter(
-                x=group.get("x", []),
-                y=group.get("pass_rate", []),
-                mode="markers",
-                name=role,
-                legendgroup=role,
-                showlegend=show_legend,
-                marker={"size": 11 if role == "survivor" else 8, "color": ROLE_COLOURS[role]},
-                error_x=_error_bars(group, "x", "x_lo", "x_hi") if len(group) else None,
-                error_y=_error_bars(group, "pass_rate", "pass_lo", "pass_hi")
-                if len(group)
-                else None,
-                hovertext=[hover_text(row, level) for _, row in group.iterrows()],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
+def role_trace(group: pd.DataFrame, role: str, level: float, show_legend: bool) -> go.Scatter:
+    """The candidates of one role, with their error bars and hover text."""
+    bars = len(group) > 0
+    return go.Scatter(
+        x=group.get("x", []),
+        y=group.get("pass_rate", []),
+        mode="markers",
+        name=role,
+        legendgroup=role,
+        showlegend=show_legend,
+        marker={"size": 11 if role == "survivor" else 8, "color": ROLE_COLOURS[role]},
+        error_x=_error_bars(group, "x", "x_lo", "x_hi") if bars else None,
+        error_y=_error_bars(group, "pass_rate", "pass_lo", "pass_hi") if bars else None,
+        hovertext=[hover_text(row, level) for _, row in group.iterrows()],
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
+
+
+def overlay_traces(frame: pd.DataFrame, show_legend: bool) -> list[go.Scatter]:
+    """The seed's star, rings around the picks, and the front's step line."""
     seed = frame[frame["seed"]] if not frame.empty else frame
     picked = frame[frame["modes"] != ""] if not frame.empty else frame
-    traces.append(
+    front = frame[frame["survivor"]].sort_values("x") if not frame.empty else frame
+    ring = {"symbol": "circle-open", "size": 22, "color": "#d62728", "line": {"width": 2}}
+    return [
         go.Scatter(
             x=seed.get("x", []),
             y=seed.get("pass_rate", []),
@@ -171,9 +170,7 @@ def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) ->
             showlegend=show_legend,
             marker={"symbol": "star", "size": 18, "color": "rgba(0,0,0,0)", "line": {"width": 2}},
             hoverinfo="skip",
-        )
-    )
-    traces.append(
+        ),
         go.Scatter(
             x=picked.get("x", []),
             y=picked.get("pass_rate", []),
@@ -182,12 +179,9 @@ def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) ->
             textposition="bottom right",
             name="lite / medium / heavy",
             showlegend=show_legend,
-            marker={"symbol": "circle-open", "size": 22, "color": "#d62728", "line": {"width": 2}},
+            marker=ring,
             hoverinfo="skip",
-        )
-    )
-    front = frame[frame["survivor"]].sort_values("x") if not frame.empty else frame
-    traces.append(
+        ),
         go.Scatter(
             x=front.get("x", []),
             y=front.get("pass_rate", []),
@@ -197,9 +191,19 @@ def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) ->
             showlegend=show_legend,
             line={"dash": "dot", "color": ROLE_COLOURS["survivor"]},
             hoverinfo="skip",
-        )
-    )
-    return traces
+        ),
+    ]
+
+
+def front_traces(frame: pd.DataFrame, level: float, show_legend: bool = True) -> list[go.Scatter]:
+    """The traces of one front: one per role (stable colours), the seed, the picks, the step
+    line. Empty roles still get a trace so the legend is the same in every epoch."""
+    roles = [
+        role_trace(frame[frame["role"] == role] if not frame.empty else frame, role, level,
+                   show_legend)
+        for role in ROLES
+    ]  # fmt: skip
+    return [*roles, *overlay_traces(frame, show_legend)]
 
 
 def x_title(frame: pd.DataFrame) -> str:
