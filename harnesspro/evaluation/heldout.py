@@ -29,7 +29,7 @@ from harnesspro.core.config import load_config
 from harnesspro.core.metrics import Shortfall, known_mean, on_split, row_tokens, shortfalls
 from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate
-from harnesspro.core.uncertainty import FloatArray, bootstrap
+from harnesspro.core.uncertainty import FloatArray, Uncertainty, bootstrap
 from harnesspro.evaluation.engine import evaluate
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.folder import RunFolder
@@ -200,6 +200,39 @@ def summarise(frame: pd.DataFrame, k: int) -> dict[str, float | int]:
     }
 
 
+def harness_result(
+    label: str,
+    cid: str,
+    main: pd.DataFrame,
+    attempts: int,
+    u: Uncertainty | None,
+    seed: tuple[float | None, Band, bool],
+) -> HarnessResult:
+    """One complete harness's row; `seed` is (the seed's pass rate or None when unknown, the
+    resolution band, whether this harness is the seed)."""
+    e_seed, band, is_seed = seed
+    s = summarise(main[main["candidate_id"] == cid], attempts)
+    nan2 = (float("nan"), float("nan"))
+    pass_rate = float(s["pass_rate"])
+    known = e_seed is not None
+    seed_rate = e_seed if e_seed is not None else float("nan")
+    return HarnessResult(
+        harness=label,
+        candidate_id=cid,
+        tasks=int(s["tasks"]),
+        rollouts=int(s["rollouts"]),
+        pass_rate=pass_rate,
+        pass_rate_ci=u.pass_rate_ci if u else nan2,
+        pass_at_k=float(s["pass_at_k"]),
+        cost_per_task=float(s["cost_per_task"]),
+        cost_ci=u.cost_ci if u else nan2,
+        tokens_per_task=float(s["tokens_per_task"]),
+        latency_s=float(s["latency_s"]),
+        gain=normalised_gain(pass_rate, seed_rate) if known else None,
+        versus_seed=versus_label(is_seed, known, pass_rate, seed_rate, band),
+    )
+
+
 def final_report(
     rollouts: pd.DataFrame,
     harnesses: Sequence[tuple[str, str]],
@@ -225,32 +258,14 @@ def final_report(
     spread = bootstrap(
         main[main["candidate_id"].isin(complete)], "official_pass", resamples, level, seed
     )
-    results = []
-    for label, cid in harnesses:
-        s = summarise(main[main["candidate_id"] == cid], attempts)
-        if cid in short:
-            results.append(incomplete_result(label, cid, s, short[cid].missing))
-            continue
-        u = spread.get(cid)
-        nan2 = (float("nan"), float("nan"))
-        pass_rate = float(s["pass_rate"])
-        results.append(
-            HarnessResult(
-                harness=label,
-                candidate_id=cid,
-                tasks=int(s["tasks"]),
-                rollouts=int(s["rollouts"]),
-                pass_rate=pass_rate,
-                pass_rate_ci=u.pass_rate_ci if u else nan2,
-                pass_at_k=float(s["pass_at_k"]),
-                cost_per_task=float(s["cost_per_task"]),
-                cost_ci=u.cost_ci if u else nan2,
-                tokens_per_task=float(s["tokens_per_task"]),
-                latency_s=float(s["latency_s"]),
-                gain=normalised_gain(pass_rate, e_seed) if seed_known else None,
-                versus_seed=versus_label(cid == seed_id, seed_known, pass_rate, e_seed, band),
-            )
-        )
+    results = [
+        incomplete_result(label, cid, summarise(main[main["candidate_id"] == cid], attempts),
+                          short[cid].missing)
+        if cid in short
+        else harness_result(label, cid, main, attempts, spread.get(cid),
+                            (e_seed if seed_known else None, band, cid == seed_id))
+        for label, cid in harnesses
+    ]  # fmt: skip
     return FinalReport(
         attempts=attempts,
         confidence=level,
