@@ -2,7 +2,7 @@
 
 Each size gets a fresh `ray.cluster_utils.Cluster` (a head with no CPUs for the driver, plus
 worker nodes of --node-cpus CPUs each, in a private RAY_TMPDIR) and runs the same batch of real
-rollouts (seed harness, built-in tasks, bubblewrap, gateway) through the engine's `run_all`,
+rollouts (seed harness, built-in tasks, bubblewrap, gateway) through the scheduler's `run_all`,
 against the scripted policy with `model.latency`, so rollouts mostly wait like against a hosted
 model. Each rollout requests --rollout-cpus CPUs; the engine keeps the cluster's slots busy.
 
@@ -35,6 +35,7 @@ from rich.console import Console
 from harnesspro.core.config import LatencyConfig, ModelConfig, RayConfig, RunConfig
 from harnesspro.core.records import RolloutResult
 from harnesspro.evaluation import engine
+from harnesspro.execution import scheduler
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
@@ -132,15 +133,15 @@ def one_size(nodes: int, batch: list[RolloutInputs], args: argparse.Namespace) -
     try:
         cluster = start_cluster(nodes, args.node_cpus)
         ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
-        in_flight = engine.Slots(args.rollout_cpus, None)
+        in_flight = scheduler.Slots(args.rollout_cpus, None)
         in_flight()
         slots = in_flight.slots
         warm_up(slots, args.rollout_cpus, Path(temp) / "warm")
         log = Path(temp) / "timings.txt"
-        engine._remote_rollout = timed(log)  # type: ignore[assignment]
+        scheduler._remote_rollout = timed(log)  # type: ignore[assignment]
         started = time.monotonic()
         results: list[RolloutResult] = []
-        engine.run_all(batch, lambda i, r: results.append(r), in_flight, args.rollout_cpus,
+        scheduler.run_all(batch, lambda i, r: results.append(r), in_flight, args.rollout_cpus,
                        infra_retries=0)  # fmt: skip
         wall = time.monotonic() - started
         rows = (line.split() for line in log.read_text().splitlines())

@@ -48,7 +48,7 @@ FAST_RETRY = RetryPolicy(max_attempts=3, base_s=0.01, cap_s=1.0, budget_s=5.0)
 def ray_session() -> Iterator[None]:
     """An embedded Ray is ~4 s and ~0.8 GB to start: share one across the session."""
     from harnesspro.core.config import RayConfig
-    from harnesspro.evaluation.engine import ensure_ray
+    from harnesspro.execution.scheduler import ensure_ray
 
     ensure_ray(RayConfig(num_cpus=2))
     yield

@@ -13,9 +13,9 @@ from harnesspro.core.config import ModelConfig
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.records import RolloutSpec
 from harnesspro.core.retry import RetryPolicy, fitted
-from harnesspro.evaluation.engine import Slots, run_all
 from harnesspro.execution.fakes.provider import OK_TOKENS, fake_provider
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.execution.scheduler import Slots, run_all
 from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import folder_files, load_suite
 from harnesspro.tasks.runtime import bundle_task

@@ -13,7 +13,7 @@ import ray
 
 from harnesspro.cli import main
 from harnesspro.core.config import ModelConfig, RayConfig, RunConfig
-from harnesspro.evaluation.engine import Slots, ensure_ray, rollout_cpus
+from harnesspro.execution.scheduler import Slots, ensure_ray, rollout_cpus
 from harnesspro.run.folder import default_run_dir
 from tests.conftest import tiny_config
 

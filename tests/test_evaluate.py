@@ -18,13 +18,8 @@ from rich.console import Console
 from harnesspro.cli import main
 from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
-from harnesspro.evaluation.heldout import (
-    attempt_matrix,
-    final_report,
-    normalised_gain,
-    pass_at_k,
-    resolution_band,
-)
+from harnesspro.evaluation.heldout import final_report, normalised_gain, pass_at_k
+from harnesspro.evaluation.resolution import attempt_matrix, resolution_band
 from harnesspro.evolution.improve import train_traces
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder

@@ -12,8 +12,8 @@ from rich.console import Console
 from harnesspro.bench import report
 from harnesspro.bench.runner import exhaustive_points, run_variant, variants
 from harnesspro.core.config import ConfigError, RayConfig, load_config
-from harnesspro.evaluation.engine import ensure_ray
 from harnesspro.evolution.strategies import STRATEGIES
+from harnesspro.execution.scheduler import ensure_ray
 from harnesspro.sandbox import Bubblewrap
 
 DEFAULT_CONFIG = Path("configs/bench.yaml")

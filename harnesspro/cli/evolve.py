@@ -12,9 +12,9 @@ from harnesspro.cli.handlers import Handler
 from harnesspro.cli.progress import ConsoleProgress
 from harnesspro.cli.results import cmd_report_paths
 from harnesspro.core.config import MAX_REPEATS, ConfigError, load_config
-from harnesspro.evaluation.engine import check_ray
 from harnesspro.evaluation.heldout import open_run
 from harnesspro.evolution.loop import finish_run, run_evolution
+from harnesspro.execution.scheduler import check_ray
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder, default_run_dir
 from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap

@@ -15,7 +15,6 @@ A harness whose pass rate is within the band of the seed's is a tie, not a ranki
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
@@ -29,15 +28,18 @@ from harnesspro.core.config import load_config
 from harnesspro.core.metrics import Shortfall, known_mean, on_split, row_tokens, shortfalls
 from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate
-from harnesspro.core.uncertainty import FloatArray, Uncertainty, bootstrap
+from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.engine import evaluate
+from harnesspro.evaluation.resolution import (
+    UNKNOWN_BAND,
+    Band,
+    attempt_matrix,
+    resolution_band,
+    versus_label,
+)
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.folder import RunFolder
 from harnesspro.run.operating_points import RunNotFound
-
-# Pass rates are ratios of small integers: compare them with a tolerance.
-TIE_TOLERANCE = 1e-9
-MAX_DEALS = 1000  # C(2K, K) / 2 deals is 10 at K = 3; sample when K is large
 
 
 @dataclass(frozen=True)
@@ -63,20 +65,6 @@ class HarnessResult:
     """Test task x attempts without an official verdict: when any, its figures are NaN."""
 
 
-@dataclass(frozen=True)
-class Band:
-    """How far two independent K-attempt scorings of the same harness (the seed) disagree."""
-
-    whole_split: float
-    """Median over the deals of |E(A) - E(B)|: differences within it are ties."""
-    per_task: float
-    """Median over tasks of |pass rate on attempts 0..K-1 - on K..2K-1|."""
-    first_gap: float
-    """|E(attempts 0..K-1) - E(attempts K..2K-1)|."""
-    deals: int
-
-
-UNKNOWN_BAND = Band(float("nan"), float("nan"), float("nan"), 0)
 """The band of an incomplete seed: not measured on part of its attempts."""
 
 
@@ -111,56 +99,6 @@ def normalised_gain(e_plus: float, e_seed: float) -> float | None:
 def per_task_pass(frame: pd.DataFrame) -> pd.Series:
     """Official pass rate per task."""
     return frame.groupby("task_id")["official_pass"].mean()
-
-
-def attempt_matrix(frame: pd.DataFrame, width: int) -> FloatArray:
-    """Official verdicts as a (task, attempt) array over attempts 0..width-1; NaN = missing."""
-    frame = frame[frame["attempt"] < width]
-    table = frame.pivot_table("official_pass", "task_id", "attempt", aggfunc="mean")
-    return table.reindex(columns=range(width)).to_numpy(dtype=np.float64)
-
-
-def _row_means(m: FloatArray) -> FloatArray:
-    """Per-row mean of the finite entries, NaN for a row without any (no warning)."""
-    seen = np.isfinite(m).sum(axis=1)
-    total = np.where(np.isfinite(m), m, 0.0).sum(axis=1)
-    return np.divide(total, seen, out=np.full(len(m), np.nan), where=seen > 0)
-
-
-def _deal_gaps(m: FloatArray, first: Sequence[int]) -> tuple[float, FloatArray]:
-    """Whole-split gap and per-task gaps between the columns in `first` and the rest."""
-    rest = [c for c in range(m.shape[1]) if c not in first]
-    a, b = _row_means(m[:, list(first)]), _row_means(m[:, rest])
-    both = np.isfinite(a) & np.isfinite(b)
-    if not both.any():
-        return float("nan"), np.zeros(0)
-    return float(abs(a[both].mean() - b[both].mean())), np.abs(a[both] - b[both])
-
-
-def resolution_band(matrix: FloatArray, k: int, seed: int = 0) -> Band:
-    """The band from a (task, 2k attempts) matrix of one harness's verdicts."""
-    deals = [d for d in itertools.combinations(range(2 * k), k) if 0 in d]  # halves: A/B = B/A
-    if len(deals) > MAX_DEALS:
-        rng = np.random.default_rng(seed)
-        sample = rng.choice(np.arange(1, len(deals)), MAX_DEALS - 1, replace=False)
-        deals = [deals[0], *(deals[i] for i in sorted(sample))]
-    gaps = [_deal_gaps(matrix, d)[0] for d in deals]
-    first_gap, per_task = _deal_gaps(matrix, deals[0])
-    finite = [g for g in gaps if np.isfinite(g)]
-    return Band(
-        whole_split=float(np.median(finite)) if finite else float("nan"),
-        per_task=float(np.median(per_task)) if per_task.size else float("nan"),
-        first_gap=first_gap,
-        deals=len(deals),
-    )
-
-
-def versus(e_plus: float, e_seed: float, band: float) -> str:
-    """better / tie / worse than the seed; inside the band is a tie."""
-    diff = e_plus - e_seed
-    if not np.isfinite(band) or abs(diff) <= band + TIE_TOLERANCE:
-        return "tie"
-    return "better" if diff > 0 else "worse"
 
 
 def held_out_shortfalls(
@@ -275,13 +213,6 @@ def final_report(
         harnesses=tuple(results),
         incomplete=tuple(short[cid] for cid in dict.fromkeys([seed_id, *ids]) if cid in short),
     )
-
-
-def versus_label(is_seed: bool, seed_known: bool, e_plus: float, e_seed: float, band: Band) -> str:
-    """The harness's verdict against the seed: `unknown` when the seed is incomplete."""
-    if is_seed:
-        return "seed"
-    return versus(e_plus, e_seed, band.whole_split) if seed_known else "unknown"
 
 
 def incomplete_result(
