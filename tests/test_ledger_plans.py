@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from harnesspro.core.ledger import Ledger
-from harnesspro.core.records import Effect, Plan
+from harnesspro.core.records import Effect, Plan, RolloutResult, RolloutSpec, Usage
 
 # The plans table as ledgers had it before the re-key (two migrated columns already added).
 OLD_PLANS = """
@@ -57,3 +57,24 @@ def test_a_ledger_under_the_old_key_is_rebuilt_with_its_rows(tmp_path: Path) -> 
     assert "plans_before_rekey" not in tables
     ledger.close()
     assert len(Ledger(path).plans()) == 2  # opening again changes nothing
+
+
+def test_rollouts_come_back_in_one_order_whatever_order_they_finished_in(
+    tmp_path: Path,
+) -> None:
+    # Ray decides the order rollouts finish in; the ledger's order must not depend on it.
+    specs = [
+        RolloutSpec(f"k{c}{t}{a}", f"c00{c}", f"task{t}", a, 0)
+        for c in (1, 0) for t in (2, 1) for a in (1, 0)
+    ]  # fmt: skip
+    frames = []
+    for name, order in [("a", specs), ("b", list(reversed(specs)))]:
+        ledger = Ledger(tmp_path / f"{name}.sqlite")
+        for spec in order:
+            result = RolloutResult(spec.key, "ok", Usage(), 0.5, 0.0, 1, None, "", "", {})
+            ledger.record_rollout(spec, result, "")
+        frames.append(ledger.rollouts()[["candidate_id", "task_id", "attempt"]])
+    assert frames[0].equals(frames[1])
+    assert list(frames[0].itertuples(index=False, name=None))[:3] == [
+        ("c000", "task1", 0), ("c000", "task1", 1), ("c000", "task2", 0),
+    ]  # fmt: skip

@@ -303,9 +303,15 @@ class Ledger:
         return float(row[0])
 
     def rollouts(self) -> pd.DataFrame:
-        """Every rollout; `split` is NULL only for rollouts of ledgers from before splits."""
+        """Every rollout; `split` is NULL only for rollouts of ledgers from before splits.
+
+        In one fixed order (candidate, split, task, attempt), not the order rollouts finished
+        in, which Ray decides: so every figure computed from them (sums, bootstrap draws,
+        evidence lists) is the same when the run is repeated or resumed."""
         return pd.read_sql_query(
-            f"SELECT {ROLLOUT_COLUMNS} FROM rollouts ORDER BY created", self.db
+            f"SELECT {ROLLOUT_COLUMNS} FROM rollouts "
+            "ORDER BY candidate_id, split, task_id, attempt, key",
+            self.db,
         )
 
     def freeze_test(self, task_id: str, sha256: str, path: str) -> None:
