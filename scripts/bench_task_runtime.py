@@ -23,7 +23,7 @@ from typing import Any
 from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.buildsteps import ensure_build
-from harnesspro.tasks.dockerfile import Environment
+from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.ospackages import ensure_layer
 from harnesspro.tasks.runtime import bundle_task, grade, materialise, open_task, unrunnable_reason

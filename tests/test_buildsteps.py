@@ -9,7 +9,9 @@ import pytest
 
 from harnesspro.sandbox import Bubblewrap
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
-from harnesspro.tasks.dockerfile import BuildStep, Environment, chain_segments, parse_dockerfile
+from harnesspro.tasks.dockerfile import parse_dockerfile
+from harnesspro.tasks.environment import BuildStep, Environment
+from harnesspro.tasks.run_commands import chain_segments
 from harnesspro.tasks.runtime import open_task, unrunnable_reason
 from tests.test_dockerfile import make_task
 

@@ -9,16 +9,11 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.dockerfile import (
-    Copy,
-    Environment,
-    NeedsContainer,
-    effective_requirements,
-    logical_lines,
-    parse_dockerfile,
-)
+from harnesspro.tasks.dockerfile import logical_lines, parse_dockerfile
+from harnesspro.tasks.environment import Copy, Environment, NeedsContainer
 from harnesspro.tasks.layout import lay_out
 from harnesspro.tasks.loader import TaskError, load_task
+from harnesspro.tasks.run_commands import effective_requirements
 from harnesspro.tasks.toolenv import ToolEnv, ToolEnvError, ensure_toolenv, env_key, normalise
 
 TERMIGEN_STYLE = """\

@@ -17,7 +17,7 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.dockerfile import Environment, NeedsContainer
+from harnesspro.tasks.environment import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, load_task
 from harnesspro.tasks.runtime import input_files, open_task, unrunnable_reason
 from harnesspro.tasks.toolenv import normalise

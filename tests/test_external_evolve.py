@@ -13,7 +13,7 @@ import pytest
 
 from harnesspro.cli import main
 from harnesspro.core.records import Task
-from harnesspro.tasks.dockerfile import Environment
+from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.verify import environment_of
 from tests.conftest import shared_dataset, tiny_config

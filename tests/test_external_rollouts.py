@@ -14,7 +14,7 @@ from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.rollout import run_rollout
 from harnesspro.run.context import seed_template
 from harnesspro.run.folder import RunFolder
-from harnesspro.tasks.dockerfile import Environment
+from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import folder_files, load_suite
 from harnesspro.tasks.verify import environment_of
 from tests.conftest import inputs_for, shared_dataset

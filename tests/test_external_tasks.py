@@ -16,7 +16,7 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.dockerfile import Environment, NeedsContainer
+from harnesspro.tasks.environment import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, scan_suite
 from harnesspro.tasks.manifest import ManifestError, build_manifest, verify_manifest
 from harnesspro.tasks.toolenv import ensure_toolenv, normalise

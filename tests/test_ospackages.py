@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.sandbox import Bubblewrap
-from harnesspro.tasks.dockerfile import Environment, parse_dockerfile
+from harnesspro.tasks.dockerfile import parse_dockerfile
+from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import load_task
 from harnesspro.tasks.ospackages import ensure_layer, missing
 from harnesspro.tasks.verify import prepare, validate_task

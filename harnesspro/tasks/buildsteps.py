@@ -21,7 +21,7 @@ from pathlib import Path
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox import Bubblewrap, Sandbox, SandboxUnavailable
-from harnesspro.tasks.dockerfile import DEFAULT_SHELL, BuildStep, Environment
+from harnesspro.tasks.environment import DEFAULT_SHELL, BuildStep, Environment
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import task_files
 from harnesspro.tasks.ospackages import PackageLayer

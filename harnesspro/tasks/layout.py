@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox import SYSTEM_DIRS, Mount, python_dirs, sandbox_path
-from harnesspro.tasks.dockerfile import Copy, Environment
+from harnesspro.tasks.environment import Copy, Environment
 from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
 from harnesspro.tasks.ospackages import PackageLayer
 from harnesspro.tasks.toolenv import ToolEnv

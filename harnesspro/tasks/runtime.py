@@ -21,7 +21,7 @@ from pathlib import Path
 from harnesspro.core.records import Task, VerifierEvidence
 from harnesspro.sandbox import Sandbox
 from harnesspro.tasks.buildsteps import BuildError
-from harnesspro.tasks.dockerfile import NeedsContainer
+from harnesspro.tasks.environment import NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, load_task
 from harnesspro.tasks.ospackages import PackageError

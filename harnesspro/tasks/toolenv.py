@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.sandbox import Mount, sandbox_path
-from harnesspro.tasks.dockerfile import canonical_name
+from harnesspro.tasks.run_commands import canonical_name
 
 PIP_TIMEOUT_S = 1800.0
 RUNNER_ROOT = "/.harnesspro"

@@ -23,16 +23,12 @@ from harnesspro.sandbox import (
 )
 from harnesspro.sandbox.untrusted import NotAFile, read_text, remove_tree
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
-from harnesspro.tasks.dockerfile import (
-    Copy,
-    Environment,
-    NeedsContainer,
-    canonical_name,
-    load_environment,
-)
+from harnesspro.tasks.dockerfile import load_environment
+from harnesspro.tasks.environment import Copy, Environment, NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
 from harnesspro.tasks.ospackages import PackageError, ensure_layer
+from harnesspro.tasks.run_commands import canonical_name
 from harnesspro.tasks.testscript import called_commands
 from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
 
