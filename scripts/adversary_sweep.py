@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harnesspro.core.records import Task
 from harnesspro.harness.adversary import ADVERSARY, LINKER, Attack, attack_layout, attack_rollout
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import load_suite
 
 HARNESSES = {"adversarial": [ADVERSARY], "linker": [LINKER], "both": [ADVERSARY, LINKER]}

@@ -31,7 +31,7 @@ from harnesspro.execution.gateway import upstream as upstream_module
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.run.context import seed_template
 from harnesspro.run.folder import RunFolder
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import folder_files, load_suite
 from harnesspro.tasks.runtime import bundle_task
 

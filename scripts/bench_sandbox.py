@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 from harnesspro.execution.rollout import FORWARDER
-from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import Mount
 
 
 def timed(run: object) -> float:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.buildsteps import ensure_build
 from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import load_suite

@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import scan_suite
 from harnesspro.tasks.verify import Validation, validate_task
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from harnesspro.core.records import Task
 from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.fakes.variants import KINDS, rewrite_command
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import load_suite, reference_steps
 from harnesspro.tasks.runtime import grade, run_steps
 

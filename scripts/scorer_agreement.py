@@ -25,7 +25,8 @@ from harnesspro.evaluation.scoring import grade, parse_test
 from harnesspro.improvers.testsynth.judge import judge
 from harnesspro.reports.agreement import Agreement, agreement
 from harnesspro.run.folder import RunFolder
-from harnesspro.sandbox import Limits, make_sandbox
+from harnesspro.sandbox import make_sandbox
+from harnesspro.sandbox.contract import Limits
 
 Scorer = Callable[[pd.Series], bool]
 SCORERS: dict[str, Scorer] = {

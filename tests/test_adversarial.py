@@ -11,7 +11,8 @@ import pytest
 from harnesspro.core.records import Task
 from harnesspro.harness.adversary import ADVERSARY, LINKER, attack_layout, attack_rollout
 from harnesspro.improvers.testsynth.llm import ExecTest, run_test
-from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import Mount
 from harnesspro.sandbox.untrusted import NotAFile, read_bytes, remove_tree
 from harnesspro.tasks.loader import load_suite, load_task
 from harnesspro.tasks.runtime import evidence, open_task

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
 from harnesspro.tasks.dockerfile import parse_dockerfile
 from harnesspro.tasks.environment import BuildStep, Environment

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import load_suite, reference_steps
 from harnesspro.tasks.verify import validate_task
 

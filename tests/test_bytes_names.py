@@ -18,7 +18,7 @@ from harnesspro.improvers.testsynth.facts import Reading, command_facts, snapsho
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import seed_template
 from harnesspro.run.disclosure import seed_view
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.snapshot import load, save, take, write
 from tests.conftest import tiny_config
 

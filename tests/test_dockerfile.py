@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.dockerfile import logical_lines, parse_dockerfile
 from harnesspro.tasks.environment import Copy, Environment, NeedsContainer
 from harnesspro.tasks.layout import lay_out

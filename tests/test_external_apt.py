@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.environment import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, load_task
 from harnesspro.tasks.runtime import input_files, open_task, unrunnable_reason

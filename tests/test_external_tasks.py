@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.environment import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, scan_suite
 from harnesspro.tasks.manifest import ManifestError, build_manifest, verify_manifest

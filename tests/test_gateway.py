@@ -15,7 +15,8 @@ from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
 from harnesspro.execution.rollout import FORWARDER
-from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import Mount
 from tests.conftest import SCRIPTED_PRICE
 
 SCRIPT = TaskScript(

@@ -20,7 +20,7 @@ from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.inputs import SynthesizerInputs
 from harnesspro.improvers.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.run.disclosure import seed_view
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.snapshot import Snapshot
 from harnesspro.tasks.loader import load_suite
 from tests.conftest import tiny_config

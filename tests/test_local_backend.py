@@ -11,7 +11,8 @@ import pytest
 
 from harnesspro import sandbox
 from harnesspro.cli import main
-from harnesspro.sandbox import LOCAL_WARNING, Local, Mount, map_paths
+from harnesspro.sandbox.contract import Mount, SandboxUnavailable, map_paths
+from harnesspro.sandbox.local import LOCAL_WARNING, Local
 from tests.conftest import tiny_config
 
 
@@ -46,7 +47,7 @@ def test_evolve_with_the_local_backend_completes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     def no_bubblewrap(*args: object, **kwargs: object) -> None:
-        raise sandbox.SandboxUnavailable("bubblewrap is not installed (test)")
+        raise SandboxUnavailable("bubblewrap is not installed (test)")
 
     # The driver runs the editor's smoke rollouts: they must not need bubblewrap.
     monkeypatch.setattr(sandbox, "Bubblewrap", no_bubblewrap)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.dockerfile import parse_dockerfile
 from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import load_task

@@ -12,7 +12,7 @@ from harnesspro.core.records import Task
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, sample_profile
 from harnesspro.execution.fakes.scripted import Traits, plan_actions, script_for
 from harnesspro.execution.fakes.variants import KINDS, accepted, chosen
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.layout import Layout
 from harnesspro.tasks.loader import load_suite
 from harnesspro.tasks.runtime import grade, run_steps

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.sandbox import Bubblewrap, Mount
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import Mount
 
 
 def run(

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.sandbox import Bubblewrap, Limits
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import SandboxCgroup
+from harnesspro.sandbox.contract import Limits
 from harnesspro.sandbox.snapshot import take
 
 GIB = 1024**3

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.sandbox import Bubblewrap, Limits, Mount, bwrap_argv
+from harnesspro.sandbox.bubblewrap import Bubblewrap, bwrap_argv
+from harnesspro.sandbox.contract import Limits, Mount
 from harnesspro.sandbox.user import SANDBOX_UID, hand_over, sandbox_uid
 
 PROBE = """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harnesspro.execution.rollout import write_tree
 from harnesspro.run.folder import RunFolder
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.snapshot import Snapshot, load, save, take
 
 

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from harnesspro.cli.tasks import register
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import (
     TaskError,
     load_suite,

@@ -22,7 +22,8 @@ from harnesspro.improvers.testsynth.facts import Reading, command_facts, read_in
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
-from harnesspro.sandbox import Bubblewrap, Mount, SandboxResult
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import Mount, SandboxResult
 from harnesspro.sandbox.snapshot import Snapshot, take
 from harnesspro.tasks.loader import builtin_suite_dir, load_suite, reference_steps, workspace_files
 from tests.conftest import tiny_config

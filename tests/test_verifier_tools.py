@@ -10,7 +10,7 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.run.context import runnable_tasks
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks import verify
 from harnesspro.tasks.loader import load_task
 from harnesspro.tasks.runtime import TaskUnrunnable, open_task, run_steps, unrunnable_reason

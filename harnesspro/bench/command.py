@@ -14,7 +14,7 @@ from harnesspro.bench.runner import exhaustive_points, run_variant, variants
 from harnesspro.core.config import ConfigError, RayConfig, load_config
 from harnesspro.evolution.strategies import STRATEGIES
 from harnesspro.execution.scheduler import ensure_ray
-from harnesspro.sandbox import Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 
 DEFAULT_CONFIG = Path("configs/bench.yaml")
 

@@ -19,7 +19,7 @@ from harnesspro.core.config import ConfigError
 from harnesspro.core.ledger import LedgerDamaged
 from harnesspro.evaluation.scoring import FrozenTestChanged
 from harnesspro.run.operating_points import RunNotFound
-from harnesspro.sandbox import SandboxUnavailable
+from harnesspro.sandbox.contract import SandboxUnavailable
 from harnesspro.tasks.loader import TaskError
 from harnesspro.tasks.toolenv import ToolEnvError
 

@@ -18,8 +18,9 @@ from rich.console import Console
 from harnesspro.cli.handlers import Handler
 from harnesspro.core.config import ConfigError
 from harnesspro.execution.gateway.prices import lookup_price
-from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
+from harnesspro.sandbox.contract import SandboxUnavailable
 from harnesspro.tasks.toolenv import ToolEnvError, cache_root, ensure_toolenv
 from harnesspro.tasks.verify import PYTEST
 

@@ -17,8 +17,9 @@ from harnesspro.evolution.loop import finish_run, run_evolution
 from harnesspro.execution.scheduler import check_ray
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder, default_run_dir
-from harnesspro.sandbox import LOCAL_WARNING, Bubblewrap
+from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
+from harnesspro.sandbox.local import LOCAL_WARNING
 
 
 def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:

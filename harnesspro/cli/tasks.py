@@ -17,7 +17,8 @@ from rich.console import Console
 from harnesspro.cli.handlers import Handler
 from harnesspro.core.ledger import LedgerDamaged, passing_tasks
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap, SandboxUnavailable
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import SandboxUnavailable
 from harnesspro.tasks.loader import TaskError, load_suite, load_task, scan_suite, suite_dir
 from harnesspro.tasks.manifest import ManifestError, build_manifest, splits_dict, write_manifest
 from harnesspro.tasks.splits import make_splits

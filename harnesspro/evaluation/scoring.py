@@ -23,7 +23,8 @@ from harnesspro.improvers.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.disclosure import synthesizer_inputs
-from harnesspro.sandbox import Limits, Sandbox, make_sandbox
+from harnesspro.sandbox import make_sandbox
+from harnesspro.sandbox.contract import Limits, Sandbox
 from harnesspro.sandbox.snapshot import Snapshot
 
 FrozenTest = SynthTest | ExecTest

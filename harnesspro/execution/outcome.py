@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harnesspro.core.records import RolloutStatus
 from harnesspro.execution.gateway.server import BUDGET_STATUS, Gateway
-from harnesspro.sandbox import SandboxResult
+from harnesspro.sandbox.contract import SandboxResult
 from harnesspro.sandbox.untrusted import read_regular, tree_size
 
 OUT_DIR_CAP = 50_000_000

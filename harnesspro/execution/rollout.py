@@ -23,7 +23,9 @@ from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.execution.harness_entry import harness_command, harness_toolenv
 from harnesspro.execution.outcome import HarnessError, InfraError, blame, classify, total_cost
-from harnesspro.sandbox import Limits, Local, Mount, Sandbox, SandboxResult, make_sandbox, map_paths
+from harnesspro.sandbox import make_sandbox
+from harnesspro.sandbox.contract import Limits, Mount, Sandbox, SandboxResult, map_paths
+from harnesspro.sandbox.local import Local
 from harnesspro.sandbox.snapshot import Snapshot, SnapshotLimit
 from harnesspro.sandbox.snapshot import take as take_snapshot
 from harnesspro.sandbox.snapshot import write as write_snapshot

@@ -19,7 +19,7 @@ from harnesspro.core.config import ModelConfig
 from harnesspro.core.fsnames import shown
 from harnesspro.core.records import RolloutSpec, Task
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
-from harnesspro.sandbox import Mount, Sandbox
+from harnesspro.sandbox.contract import Mount, Sandbox
 from harnesspro.tasks.loader import folder_files
 from harnesspro.tasks.runtime import TaskUnrunnable, bundle_task, open_task
 from harnesspro.tasks.verify import run_verifier

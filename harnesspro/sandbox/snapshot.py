@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harnesspro.sandbox import Mount, Sandbox
+from harnesspro.sandbox.contract import Mount, Sandbox
 from harnesspro.sandbox.untrusted import read_regular, walk
 
 FILE_CAP = 256_000

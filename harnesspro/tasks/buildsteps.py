@@ -20,7 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import Bubblewrap, Sandbox, SandboxUnavailable
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.contract import Sandbox, SandboxUnavailable
 from harnesspro.tasks.environment import DEFAULT_SHELL, BuildStep, Environment
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import task_files

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import SYSTEM_DIRS, Mount, python_dirs, sandbox_path
+from harnesspro.sandbox.bubblewrap import SYSTEM_DIRS
+from harnesspro.sandbox.contract import Mount
+from harnesspro.sandbox.paths import python_dirs, sandbox_path
 from harnesspro.tasks.environment import Copy, Environment
 from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
 from harnesspro.tasks.ospackages import PackageLayer

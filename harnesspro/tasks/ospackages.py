@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnesspro.sandbox import Mount
+from harnesspro.sandbox.contract import Mount
 from harnesspro.tasks.toolenv import RUNNER_ROOT, cache_root
 
 APT_TIMEOUT_S = 900.0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harnesspro.core.records import Task, VerifierEvidence
-from harnesspro.sandbox import Sandbox
+from harnesspro.sandbox.contract import Sandbox
 from harnesspro.tasks.buildsteps import BuildError
 from harnesspro.tasks.environment import NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out

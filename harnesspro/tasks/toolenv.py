@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnesspro.sandbox import Mount, sandbox_path
+from harnesspro.sandbox.contract import Mount
+from harnesspro.sandbox.paths import sandbox_path
 from harnesspro.tasks.run_commands import canonical_name
 
 PIP_TIMEOUT_S = 1800.0

@@ -13,14 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 from harnesspro.core.records import Task
-from harnesspro.sandbox import (
-    SYSTEM_DIRS,
-    Mount,
-    Sandbox,
-    SandboxResult,
-    mounted_source,
-    python_dirs,
-)
+from harnesspro.sandbox.bubblewrap import SYSTEM_DIRS
+from harnesspro.sandbox.contract import Mount, Sandbox, SandboxResult, mounted_source
+from harnesspro.sandbox.paths import python_dirs
 from harnesspro.sandbox.untrusted import NotAFile, read_text, remove_tree
 from harnesspro.tasks.buildsteps import BuildError, ensure_build
 from harnesspro.tasks.dockerfile import load_environment

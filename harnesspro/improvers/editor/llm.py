@@ -23,7 +23,8 @@ from harnesspro.execution.rollout import FORWARDER, GATEWAY_PORT
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.account import SearchAccount, SearchUnavailable
 from harnesspro.improvers.ask import load_prompt, render
-from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
+from harnesspro.sandbox import make_sandbox
+from harnesspro.sandbox.contract import Limits, Mount, SandboxUnavailable
 
 PROMPT = "editor.v2"
 EDIT_AGENT = Path(__file__).with_name("agent.py")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harnesspro.core.fsnames import raw
 from harnesspro.improvers.testsynth.formats import Strictness, canonical, keys, kind_of, parses
-from harnesspro.sandbox import Mount, Sandbox
+from harnesspro.sandbox.contract import Mount, Sandbox
 from harnesspro.sandbox.snapshot import Snapshot, as_snapshot
 from harnesspro.sandbox.snapshot import write as write_snapshot
 

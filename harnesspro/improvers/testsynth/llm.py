@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.ask import ask_json, load_prompt, render
-from harnesspro.sandbox import Mount, Sandbox, SandboxResult
+from harnesspro.sandbox.contract import Mount, Sandbox, SandboxResult
 from harnesspro.sandbox.snapshot import write as write_snapshot
 
 PROMPT = "synthesizer.v1"

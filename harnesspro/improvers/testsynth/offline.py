@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, replace
 
 from harnesspro.improvers.testsynth.facts import Reading, read_instruction, snapshot_facts
 from harnesspro.improvers.testsynth.formats import Strictness
-from harnesspro.sandbox import Sandbox
+from harnesspro.sandbox.contract import Sandbox
 
 FAILURE_MARKERS = ("command not found", "Traceback (most recent call last)", "syntax error")
 
