@@ -15,8 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks.checktask import Validation, validate_task
 from harnesspro.tasks.loader import scan_suite
-from harnesspro.tasks.verify import Validation, validate_task
 
 DEFAULT_SUITE = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "termigen-dev"
 

@@ -15,8 +15,9 @@ from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.contract import Mount
 from harnesspro.sandbox.untrusted import NotAFile, read_bytes, remove_tree
 from harnesspro.tasks.loader import load_suite, load_task
+from harnesspro.tasks.reward import read_rewards, reward_of
 from harnesspro.tasks.runtime import evidence, open_task
-from harnesspro.tasks.verify import killed, read_rewards, reward_of, run_verifier, verifier_env
+from harnesspro.tasks.verify import killed, run_verifier, verifier_env
 from tests.test_tasks_loader import harbor_task
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"

@@ -7,8 +7,8 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.loader import load_suite, reference_steps
-from harnesspro.tasks.verify import validate_task
 
 SUITE = load_suite("builtin")
 

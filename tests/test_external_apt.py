@@ -17,11 +17,12 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.environment import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, load_task
 from harnesspro.tasks.runtime import input_files, open_task, unrunnable_reason
 from harnesspro.tasks.toolenv import normalise
-from harnesspro.tasks.verify import environment_of, validate_task
+from harnesspro.tasks.verify import environment_of
 from tests.conftest import shared_dataset
 
 DATASET = shared_dataset("termigen-apt-dev")

@@ -16,11 +16,12 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.environment import Environment, NeedsContainer
 from harnesspro.tasks.loader import load_suite, scan_suite
 from harnesspro.tasks.manifest import ManifestError, build_manifest, verify_manifest
 from harnesspro.tasks.toolenv import ensure_toolenv, normalise
-from harnesspro.tasks.verify import environment_of, prepare, validate_task
+from harnesspro.tasks.verify import environment_of, prepare
 from tests.conftest import shared_dataset
 
 DATASET = shared_dataset("termigen-dev")

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.dockerfile import parse_dockerfile
 from harnesspro.tasks.environment import Environment
 from harnesspro.tasks.loader import load_task
 from harnesspro.tasks.ospackages import ensure_layer, missing
-from harnesspro.tasks.verify import prepare, validate_task
+from harnesspro.tasks.verify import prepare
 from tests.conftest import harbor_task
 
 HAS_APT = shutil.which("apt-get") is not None and shutil.which("dpkg-query") is not None

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from harnesspro.cli.tasks import register
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.loader import (
     TaskError,
     load_suite,
@@ -18,7 +19,7 @@ from harnesspro.tasks.loader import (
     scan_suite,
     task_files,
 )
-from harnesspro.tasks.verify import read_rewards, reward_of, validate_task
+from harnesspro.tasks.reward import read_rewards, reward_of
 
 HARBOR_TEST = """#!/bin/bash
 if [ "$(cat /app/out.txt 2>/dev/null)" = hello ]; then echo 1 > /logs/verifier/reward.txt

@@ -19,10 +19,10 @@ from harnesspro.core.ledger import LedgerDamaged, passing_tasks
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.contract import SandboxUnavailable
+from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.loader import TaskError, load_suite, load_task, scan_suite, suite_dir
 from harnesspro.tasks.manifest import ManifestError, build_manifest, splits_dict, write_manifest
 from harnesspro.tasks.splits import make_splits
-from harnesspro.tasks.verify import validate_task
 
 USER_ERRORS = (TaskError, ManifestError, SandboxUnavailable, LedgerDamaged)
 

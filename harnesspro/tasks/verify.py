@@ -1,35 +1,32 @@
-"""Run a task's official verifier in the sandbox, and validate tasks with it: the reference
-solution passes (when there is one) and doing nothing fails."""
+"""Run a task's official verifier in the sandbox: its own fresh /logs/verifier, its tools
+(the task's, and a pinned pytest when the test calls one), never what the agent can write;
+what a test script needs and whether this machine can give it."""
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import SYSTEM_DIRS
-from harnesspro.sandbox.contract import Mount, Sandbox, SandboxResult, mounted_source
+from harnesspro.sandbox.contract import Mount, Sandbox, mounted_source
 from harnesspro.sandbox.paths import python_dirs
-from harnesspro.sandbox.untrusted import NotAFile, read_text, remove_tree
-from harnesspro.tasks.buildsteps import BuildError, ensure_build
+from harnesspro.sandbox.untrusted import remove_tree
+from harnesspro.tasks.buildsteps import ensure_build
 from harnesspro.tasks.dockerfile import load_environment
 from harnesspro.tasks.environment import Copy, Environment, NeedsContainer
 from harnesspro.tasks.layout import Layout, lay_out
-from harnesspro.tasks.loader import TaskError, TaskFiles, task_files
-from harnesspro.tasks.ospackages import PackageError, ensure_layer
+from harnesspro.tasks.loader import TaskFiles, task_files
+from harnesspro.tasks.ospackages import ensure_layer
+from harnesspro.tasks.reward import read_rewards, reward_of
 from harnesspro.tasks.run_commands import canonical_name
 from harnesspro.tasks.testscript import called_commands
-from harnesspro.tasks.toolenv import ToolEnvError, ensure_toolenv
+from harnesspro.tasks.toolenv import ensure_toolenv
 
 OUTPUT_TAIL = 4000
-REWARD_FILES = ("reward.txt", "reward.json")
-REWARD_CAP = 4000
 # Verifier output that means the runner, not the work, failed: a missing tool or module.
 RUNNER_FAULTS = re.compile(
     r"command not found|No module named|ModuleNotFoundError|Read-only file system|^bwrap: ",
@@ -40,7 +37,6 @@ PYTEST = "pytest==8.4.1"
 with one); pinned, so every machine grades with the same version."""
 # "unproven": doing nothing fails but no reference solution shows that the verifier can pass;
 # "unrunnable": this machine cannot grade it (a command its tests call is missing).
-ValidationStatus = Literal["ok", "unproven", "invalid", "needs container", "unrunnable", "error"]
 
 
 @dataclass(frozen=True)
@@ -70,17 +66,6 @@ class VerifierResult:
         start = self.output.rfind("\n", 0, match.start()) + 1
         end = self.output.find("\n", match.end())
         return self.output[start : end if end >= 0 else None].strip()
-
-
-@dataclass(frozen=True)
-class Validation:
-    """The verdict of `tasks validate` on one task."""
-
-    task_id: str
-    status: ValidationStatus
-    reason: str
-    idle: VerifierResult | None = None
-    reference: VerifierResult | None = None
 
 
 def environment_of(task: Task) -> Environment | NeedsContainer:
@@ -155,46 +140,6 @@ def _host_folder(folder: str, mounts: list[Mount]) -> Path | None:
     return None
 
 
-def read_rewards(logs: Path) -> tuple[dict[str, str], str]:
-    """The reward files the verifier left, as text (capped), and what stood in a reward
-    file's place that is not a file ('' when nothing did): never opened through."""
-    found: dict[str, str] = {}
-    for name in REWARD_FILES:
-        try:
-            found[name] = read_text(logs / name, REWARD_CAP)
-        except FileNotFoundError:
-            continue
-        except NotAFile as exc:
-            return found, str(exc)
-    return found, ""
-
-
-def reward_of(rewards: dict[str, str], planted: str = "") -> tuple[float | None, str]:
-    """The reward from reward.txt or reward.json, and where it came from (or why not). A
-    reward file that is not a regular file (`planted`) is a failure, 0."""
-    if planted:
-        return 0.0, f"{planted}, not a file (not read)"
-    if "reward.txt" in rewards:
-        return _number(rewards["reward.txt"].strip()), "reward.txt"
-    if "reward.json" in rewards:
-        try:
-            data = json.loads(rewards["reward.json"])
-        except json.JSONDecodeError:
-            return None, "reward.json (not JSON)"
-        return _number(data.get("reward") if isinstance(data, dict) else data), "reward.json"
-    return None, "no reward file"
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
 def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult:
     """Run the official tests against the layout's current working state. /logs/verifier is
     a folder made fresh for this run, where the agent never could write."""
@@ -249,79 +194,3 @@ def verifier_env(env: dict[str, str], mounts: list[Mount]) -> dict[str, str]:
         if name in env:
             env[name] = ":".join(d for d in env[name].split(":") if trusted(d))
     return {**env, "PYTHONNOUSERSITE": "1"}
-
-
-def run_reference(task: Task, layout: Layout, sandbox: Sandbox) -> SandboxResult:
-    """Run the reference solution (solve.sh) in the layout, as Harbor's oracle agent does."""
-    solution = task_files(task).solution
-    if solution is None:
-        raise TaskError(f"{task.path}: no reference solution to run.")
-    # Harbor mounts the solution at /solution; a task may already use that path for itself.
-    target = "/oracle" if layout.host("/solution").exists() else "/solution"
-    mounts = layout.mounts(extra=[Mount(solution.parent, target)])
-    result = sandbox.run(
-        ["bash", f"{target}/{solution.name}"],
-        mounts,
-        dict(layout.env),
-        layout.workdir,
-        task.timeout_s,
-    )
-    layout.tidy()
-    return result
-
-
-def validate_task(task: Task, sandbox: Sandbox, cache: Path | None = None) -> Validation:
-    """Doing nothing must fail (reward 0); the reference solution, if any, must pass."""
-    environment = environment_of(task)
-    if isinstance(environment, NeedsContainer):
-        return Validation(task.id, "needs container", _needs_reason(environment))
-    try:
-        with tempfile.TemporaryDirectory(prefix="hp-validate-") as tmp:
-            layout = prepare(task, environment, Path(tmp, "idle"), cache)
-            missing = missing_commands(task, layout)
-            if missing:
-                return Validation(task.id, "unrunnable", ungradable_reason(task, missing))
-            idle = run_verifier(task, layout, sandbox)
-            reference = None
-            if task_files(task).solution is not None:
-                layout = prepare(task, environment, Path(tmp, "ref"), cache)
-                solved = run_reference(task, layout, sandbox)
-                reference = run_verifier(task, layout, sandbox)
-                if solved.exit_code != 0:
-                    last = (solved.stderr.strip().splitlines() or ["no output"])[-1]
-                    note = f"solve.sh exit code {solved.exit_code}: {last}"
-                    reference = _with_reason(reference, note)
-    except (PackageError, BuildError) as exc:
-        return Validation(task.id, "needs container", str(exc))
-    except (ToolEnvError, TaskError) as exc:
-        return Validation(task.id, "error", str(exc))
-    return _verdict(task.id, idle, reference)
-
-
-def _needs_reason(needs: NeedsContainer) -> str:
-    return f"{needs.reason} ({needs.instruction})" if needs.instruction else needs.reason
-
-
-def _with_reason(result: VerifierResult, note: str) -> VerifierResult:
-    return replace(result, reason=f"{result.reason}; {note}")
-
-
-def _verdict(task_id: str, idle: VerifierResult, reference: VerifierResult | None) -> Validation:
-    fault = idle.runner_fault or (reference.runner_fault if reference else None)
-    if fault:
-        return Validation(task_id, "error", f"runner fault: {fault}", idle, reference)
-    if idle.reward is None or idle.timed_out:
-        return Validation(task_id, "invalid", f"doing nothing: {idle.reason}", idle, reference)
-    if idle.passed:
-        return Validation(
-            task_id, "invalid", f"doing nothing passes ({idle.reason})", idle, reference
-        )
-    if reference is not None and not reference.passed:
-        return Validation(
-            task_id, "invalid", f"reference fails ({reference.reason})", idle, reference
-        )
-    if reference is None:
-        reason = f"doing nothing fails ({idle.reason}); no reference solution shows it can pass"
-        return Validation(task_id, "unproven", reason, idle, None)
-    reason = f"reference passes, doing nothing fails ({idle.reason})"
-    return Validation(task_id, "ok", reason, idle, reference)
