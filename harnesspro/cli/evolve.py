@@ -13,7 +13,8 @@ from harnesspro.cli.progress import ConsoleProgress
 from harnesspro.cli.results import cmd_report_paths
 from harnesspro.core.config import MAX_REPEATS, ConfigError, load_config
 from harnesspro.evaluation.heldout import open_run
-from harnesspro.evolution.loop import finish_run, run_evolution
+from harnesspro.evolution.finish import finish_run
+from harnesspro.evolution.loop import run_evolution
 from harnesspro.execution.scheduler import check_ray
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder, default_run_dir

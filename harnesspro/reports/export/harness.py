@@ -127,17 +127,12 @@ def _interval(ci: list[float] | tuple[float, float] | None, fmt: str, unit: str 
     return f" ({unit}{format(ci[0], fmt)} to {unit}{format(ci[1], fmt)})"
 
 
-def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
-    """README.md of the export."""
+def _measurements(p: Provenance, confidence: float) -> list[str]:
+    """The README's facts: what was exported, and how it measured on the coreset and the
+    held-out split."""
     c, h = p.coreset, p.held_out
     level = f"{confidence:.0%} bootstrap interval"
     lines = [
-        f"# {p.profile}: a HarnessPro operating point",
-        "",
-        f"Exported from run `{p.run}`: candidate `{p.candidate}` (epoch {p.epoch}), commit "
-        f"`{p.commit}`, by harnesspro {p.harnesspro_version}. The same facts are in "
-        "`provenance.json`.",
-        "",
         f"- **Mechanisms** (from the seed): {p.mechanisms}",
         f"- **Diff from the seed**: {p.diff_summary or 'none (this is the seed)'}",
         f"- **Tuned against model**: `{p.model['name']}` ({p.model['upstream']} upstream)"
@@ -149,17 +144,20 @@ def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
         f"  - {tokens(c['tokens_per_task'])} per task, latency "
         + ("unknown" if c["latency_s"] is None else f"{c['latency_s']:.1f} s per task"),
     ]
-    if h:
-        lines += [
-            f"- **Held-out test split** ({h['tasks']} tasks, official tests): pass rate "
-            f"{h['pass_rate']:.1%}{_interval(h['pass_rate_ci'], '.1%')}, "
-            f"{dollars(h['cost_per_task'])} per task, latency {h['latency_s']:.1f} s, "
-            f"{h['versus_seed']} vs the seed",
-        ]
-    else:
-        lines.append("- **Held-out test split**: not evaluated (`harnesspro eval RUN`).")
-    lines += [
-        "",
+    if not h:
+        return [*lines, "- **Held-out test split**: not evaluated (`harnesspro eval RUN`)."]
+    return [
+        *lines,
+        f"- **Held-out test split** ({h['tasks']} tasks, official tests): pass rate "
+        f"{h['pass_rate']:.1%}{_interval(h['pass_rate_ci'], '.1%')}, "
+        f"{dollars(h['cost_per_task'])} per task, latency {h['latency_s']:.1f} s, "
+        f"{h['versus_seed']} vs the seed",
+    ]
+
+
+def _standalone(p: Provenance, manifest: dict[str, Any]) -> list[str]:
+    """How to run the export outside HarnessPro, and the warning that nothing sandboxes it."""
+    return [
         "## Run it standalone",
         "",
         "The harness speaks to any OpenAI-compatible endpoint (OpenAI, vLLM, llama.cpp, "
@@ -183,7 +181,20 @@ def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
         "container or a throwaway machine.",
         "",
     ]
-    return "\n".join(lines)
+
+
+def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
+    """README.md of the export."""
+    head = [
+        f"# {p.profile}: a HarnessPro operating point",
+        "",
+        f"Exported from run `{p.run}`: candidate `{p.candidate}` (epoch {p.epoch}), commit "
+        f"`{p.commit}`, by harnesspro {p.harnesspro_version}. The same facts are in "
+        "`provenance.json`.",
+        "",
+    ]
+    body = [*_measurements(p, confidence), "", *_standalone(p, manifest)]
+    return "\n".join([*head, *body])
 
 
 def export_profile(

@@ -1,0 +1,76 @@
+"""The end of a run: the held-out evaluation on the test split with the official tests, the run's
+reports (agreement, budget, costs, compositions, lever coverage), the complete mark and the
+dashboard."""
+
+from __future__ import annotations
+
+from harnesspro.evaluation.heldout import failed_verdicts, run_final
+from harnesspro.evolution.compose import write_compositions
+from harnesspro.improvers.account import describe_search_costs, write_search_costs
+from harnesspro.reports import agreement, budget, levers
+from harnesspro.reports.costs import write_run_costs
+from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
+from harnesspro.run.context import RunContext
+
+
+def run_reports(ctx: RunContext) -> list[str]:
+    """Write reports/agreement.json and reports/budget.json; return them as printable lines."""
+    rollouts = ctx.ledger.rollouts()
+    by_split = agreement.agreement_by_split(rollouts)
+    agreement.write_agreement(ctx.run.reports(), by_split)
+    spend = budget.budget_report(
+        rollouts,
+        ctx.config.evaluation.max_rollouts,
+        ctx.ledger.meta("stopped"),
+        ctx.config.budget.max_target_dollars,
+        ctx.ledger.search_calls(),
+        ctx.config.budget.max_improver_dollars,
+        ctx.ledger.discarded(),
+    )
+    budget.write_budget(spend, ctx.run.reports())
+    write_search_costs(ctx.ledger, ctx.run.reports())
+    write_run_costs(rollouts, ctx.ledger.search_calls(), ctx.run.reports())
+    if ctx.config.evolution.composer:
+        write_compositions(ctx)
+    coverage = levers.write_lever_reports(
+        rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
+    )
+    lines = [agreement.describe(name, a) for name, a in by_split.items()]
+    return [
+        *lines, *budget.describe(spend), describe_search_costs(ctx.ledger),
+        levers.describe(coverage),
+    ]  # fmt: skip
+
+
+def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool = False) -> None:
+    """The held-out evaluation (K = `attempts`, else the config's; skipped when the config
+    says `evaluation.final: false` and no K is given), then the run's reports, printed. After
+    a finished search (`search_done`) the run is marked complete only then, before its
+    dashboard is written: a run killed before is resumed, and never shown complete early."""
+    ev = ctx.config.evaluation
+    if attempts is not None or ev.final:
+        if ctx.splits.test:
+            ctx.console.rule("held-out evaluation (test split, official tests)")
+            ctx.run.mark_phase("held-out")
+            report = run_final(ctx, attempts or ev.attempts)
+            write_final(report, ctx.run.reports())
+            ctx.console.print(final_table(report))
+            ctx.console.print(band_line(report))
+            if report.incomplete:
+                ctx.console.print(incomplete_line(report), markup=False)
+            labels = [(h.harness, h.candidate_id) for h in report.harnesses]
+            failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
+            if failures:
+                ctx.console.print("failed official verdicts (the verifier's reason):")
+            for line in failures:
+                ctx.console.print(line, markup=False)
+        else:
+            ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
+    ctx.run.mark_phase("reports")
+    for line in run_reports(ctx):
+        ctx.console.print(line, markup=False)
+    if search_done:
+        ctx.ledger.set_meta("status", "complete")
+    ctx.console.print(f"dashboard: {write_dashboard(ctx.run.root)}", markup=False)
+    ctx.run.mark_phase("done")
