@@ -20,6 +20,7 @@ from harnesspro.evolution.compose import compose, next_parents, write_compositio
 from harnesspro.evolution.improve import record_effects
 from harnesspro.evolution.refresh import refresh_coreset
 from harnesspro.evolution.strategies import make_strategy
+from harnesspro.evolution.unproven import screen_unproven
 from harnesspro.improvers.account import describe_search_costs, write_search_costs
 from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.costs import write_run_costs
@@ -179,6 +180,8 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
     children = epoch_candidates(ctx, epoch, previous)
     ctx.run.mark_phase("rollouts")
+    children, screened = screen_unproven(ctx, epoch, children, rollout_cap(ctx))
+    note_stop(ctx, epoch, screened, "coreset")
     note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     ctx.run.mark_phase("git")  # verdicts become git notes; the composer merges
