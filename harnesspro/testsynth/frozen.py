@@ -6,9 +6,12 @@ reason when the model gives no test that runs. Every test is frozen by hash in t
 With `evolution.judge_trajectory` (default) a pass also needs the trajectory judgement
 (testsynth/judge.py).
 
-A task whose test has no check is *unscorable*: its test is frozen with the reason (so the
-decision is made once, at epoch 0), a console line and `reports/synth_tests.json` say so, and
-its rollouts keep no verdict, which leaves them out of every score.
+A test must be able to fail: it fails on the task's untouched workspace and passes on at least
+one seed rollout (testsynth/gate.py), else the llm's is refused and the offline checks are
+unscorable with that reason. A task whose test has no check, or cannot fail, is *unscorable*:
+its test is frozen with the reason (so the decision is made once, at epoch 0), a console line
+and `reports/synth_tests.json` say so, and its rollouts keep no verdict, which leaves them out
+of every score.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.disclosure import synthesizer_inputs
 from harnesspro.sandbox import Limits, Sandbox, make_sandbox
-from harnesspro.sandbox.snapshot import Snapshot
+from harnesspro.sandbox.snapshot import Snapshot, as_snapshot
+from harnesspro.testsynth.gate import refusal, untouched_workspace
 from harnesspro.testsynth.judge import judge
 from harnesspro.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.testsynth.offline import SeedRollout, SynthTest, score, synthesize
@@ -71,19 +76,28 @@ def synthesizer_account(ctx: RunContext) -> Iterator[SearchAccount | None]:
 def write_test(
     ctx: RunContext, task_id: str, account: SearchAccount | None
 ) -> tuple[FrozenTest, str]:
-    """One task's test: the llm's when asked for and it runs, else the offline checks; and
-    a line saying why the llm's was not used ('' when it was, or was not asked for)."""
+    """One task's test: the llm's when asked for, it runs and it can fail (testsynth/gate.py),
+    else the offline checks, unscorable with the reason when they cannot fail; and a line
+    saying why the llm's was not used ('' when it was, or was not asked for)."""
     task = ctx.tasks[task_id]
     seed = seed_rollouts(ctx, task_id)
     sandbox = checks_sandbox(ctx)
+    untouched = untouched_workspace(task, sandbox)
+    workspaces = [as_snapshot(r.workspace) for r in seed]
+    note = ""
     if account is not None and seed:
         inputs = synthesizer_inputs(ctx, task_id)
-        written = synthesize_llm(inputs, [r.workspace for r in seed], account, sandbox)
+        written = synthesize_llm(inputs, workspaces, account, sandbox)
         if isinstance(written, ExecTest):
-            return written, ""
+            refused = refusal(written, untouched, workspaces, sandbox)
+            if not refused:
+                return written, ""
+            written = f"its test was refused: {refused}"
         note = f"llm synthesizer: {task_id}: {written}; using the offline checks"
-        return synthesize(task_id, task.instruction, task.workdir, seed, sandbox), note
-    return synthesize(task_id, task.instruction, task.workdir, seed, sandbox), ""
+    test = synthesize(task_id, task.instruction, task.workdir, seed, sandbox)
+    if not test.unscorable:
+        test = replace(test, unscorable=refusal(test, untouched, workspaces, sandbox))
+    return test, note
 
 
 def freeze_tests(ctx: RunContext, task_ids: Iterable[str]) -> tuple[str, ...]:
