@@ -53,6 +53,20 @@ def test_the_estimate_matches_a_hand_count() -> None:
     assert "budget.max_target_dollars" in past_cap(est, capped)
 
 
+def test_epoch_one_improves_the_seed_alone() -> None:
+    config = small_config().model_copy(
+        update={
+            "evolution": small_config().evolution.model_copy(
+                update={"epochs": 2, "max_survivors": 3}
+            )
+        }
+    )
+    est = estimate(config, SplitSizes(coreset=3, validation=0, test=0), None, None)
+    # parents: the seed in epoch 1, then 3 survivors in epoch 2 = 4, each with 3 plans
+    assert est.search_rollouts == 3 * 2 * (1 + 4 * 3)
+    assert est.target_dollars is None and est.improver_dollars is None  # unpriced: unknown
+
+
 def test_an_llm_role_without_an_improver_model_uses_the_real_target() -> None:
     config = RunConfig.model_validate(
         {

@@ -3,8 +3,9 @@ table: the target account (the harness's rollouts) and the search account (impro
 synthesizer calls), each against its cap (`budget.max_target_dollars`,
 `budget.max_improver_dollars`).
 
-Rollouts are counted from the sizes, as the loop schedules them (an upper bound: every parent
-gets three plans that all become candidates). Tokens are a documented model, not a
+Rollouts are counted from the sizes, as the loop schedules them (an upper bound: epoch 1
+improves the seed, every later epoch `max_survivors` parents, and every parent's three plans
+become candidates). Tokens are a documented model, not a
 measurement: a rollout's call i (from 0) sends `PROMPT_TOKENS + i * TURN_TOKENS` input tokens
 and gets `OUTPUT_TOKENS` back, all input billed uncached; it makes `TYPICAL_CALLS` calls
 (expected) and at most its call cap (`gateway.rollout_budget.max_calls`, else the seed's
@@ -87,15 +88,22 @@ def rollout_dollars(config: RunConfig, price: Price, calls: int) -> float:
     return min(spent, cap.max_dollars) if cap.max_dollars is not None else spent
 
 
+def parent_steps(config: RunConfig) -> int:
+    """Parents improved over the run: the seed in epoch 1, then up to `max_survivors` per
+    epoch."""
+    evo = config.evolution
+    return 0 if evo.epochs == 0 else 1 + (evo.epochs - 1) * evo.max_survivors
+
+
 def search_rollouts(config: RunConfig, sizes: SplitSizes) -> int:
     """Coreset and validation rollouts of the whole search, within `evaluation.max_rollouts`."""
     evo, ev = config.evolution, config.evaluation
-    g, parents = evo.rollouts_per_task, evo.max_survivors
+    g, parents = evo.rollouts_per_task, parent_steps(config)
     children = parents * (DIRECTIVES + (1 if evo.composer else 0))  # a merge per parent
-    coreset = sizes.coreset * g * (1 + evo.epochs * children)
+    coreset = sizes.coreset * g * (1 + children)
     tasks = min(ev.validation_tasks or sizes.validation, sizes.validation)
     per_candidate = tasks * (g if ev.validation_rollouts is None else ev.validation_rollouts)
-    validation = per_candidate * (1 + evo.epochs * parents)  # each new pick validated once
+    validation = per_candidate * (1 + evo.epochs * evo.max_survivors)  # a new pick once
     total = coreset + validation
     return total if ev.max_rollouts is None else min(total, ev.max_rollouts)
 
@@ -113,7 +121,7 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
     tries = 1 if typical else 2  # the roles ask again once after an invalid reply
     calls = dict.fromkeys(ROLE_CALLS, 0)
     if evo.improver == "llm":
-        parents = evo.epochs * evo.max_survivors
+        parents = parent_steps(config)
         steps = TYPICAL_EDIT_STEPS if typical else evo.improver_model.max_edit_steps
         steps = min(steps, evo.improver_model.max_edit_steps)
         calls["analyzer"] = calls["planner"] = parents * tries
