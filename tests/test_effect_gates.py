@@ -24,12 +24,16 @@ from harnesspro.harness.effect import (
     SMOKE,
     Signature,
     coreset_difference,
+    effect_tasks,
     first_difference,
     not_in_effect,
     signatures,
 )
 from harnesspro.improvers.account import SearchAccount
 from harnesspro.run.context import RunContext, seed_template
+from harnesspro.sandbox import Bubblewrap
+from harnesspro.tasks.loader import load_task, reference_steps
+from harnesspro.tasks.verify import validate_task
 from tests.conftest import COMMANDS, llm_run, reply, tool_call, trajectory
 
 Opened = tuple[RunContext, ReplayUpstream, SearchAccount]
@@ -131,6 +135,23 @@ def test_an_unproven_change_without_effect_on_the_coreset_is_discarded(opened: O
     assert kept == [] and screened.notes == (f"{child.id} {DISCARDED}",)
     assert DISCARDED in str(ctx.repo.repo.git.notes("show", child.commit))
     assert child.id in ctx.incomplete()  # attempt 0 only: never compared or selected
+
+
+@pytest.mark.parametrize("task_dir", effect_tasks(), ids=[p.name for p in effect_tasks()])
+def test_each_effect_task_is_a_valid_task_that_exercises_its_kind(task_dir: Path) -> None:
+    task = load_task(task_dir)
+    result = validate_task(task, Bubblewrap())
+    assert result.status == "ok", result.reason
+    assert result.idle is not None and not result.idle.passed
+    assert result.reference is not None and result.reference.passed
+    steps = reference_steps(task)
+    if task_dir.name == "many_calls":
+        assert len(steps) >= 14  # past the reference medium harness's first notice (14)
+    if task_dir.name == "long_output":
+        log = (task_dir / "environment" / "workspace" / "app.log").read_text()
+        assert len(log) > 4 * 2000  # past the compress hook's usual max_chars
+    if task_dir.name == "failing_commands":
+        assert steps[0] == "bash /workspace/check.sh"  # fails before the fix
 
 
 def shape(system: str = "s", params: str = "p") -> str:
