@@ -8,10 +8,10 @@ from pathlib import Path
 
 import yaml
 
-from harnesspro.core.records import DIRECTIVES, Candidate, Plan, Score
+from harnesspro.core.records import DIRECTIVES, Candidate, Plan, Score, Trace
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.validate import validate_harness
-from harnesspro.improvers.analyzer.rules import Trace, analyze, prevalence
+from harnesspro.improvers.analyzer.rules import analyze, prevalence
 from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.improvers.inputs import Lesson
 from harnesspro.improvers.planner.catalog import excluded, plan_for, predict

@@ -16,13 +16,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from harnesspro.core.records import ModelCall, Plan, Usage
+from harnesspro.core.records import ModelCall, Plan, Trace, Usage
 from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.harness.mechanisms.catalog import CATALOG, CONCISE_PROMPT
 from harnesspro.improvers.account import SearchAccount, describe_search_costs, write_search_costs
 from harnesspro.improvers.analyzer import llm as llm_analyzer
-from harnesspro.improvers.analyzer.rules import Trace, analyze, clusters, task_stats, token_parts
+from harnesspro.improvers.analyzer.rules import analyze, clusters, task_stats, token_parts
 from harnesspro.improvers.ask import load_prompt
 from harnesspro.improvers.editor.apply import apply_plan_or_catalog
 from harnesspro.improvers.editor.llm import LLMEditor

@@ -93,25 +93,37 @@ def test_pytest_tests_run_isolated_in_the_sandbox(replay: tuple[Path, Ledger]) -
 
 
 @pytest.mark.slow
-def test_llm_synthesizer_end_to_end_offline(tmp_path: Path, ray_session: None) -> None:
+def test_llm_synthesizer_end_to_end_offline(
+    tmp_path: Path, ray_session: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`evolution.synthesizer: llm` with the scripted improver: every coreset and validation
-    task gets an executable test, frozen, run, metered; no official test text is disclosed."""
+    task gets an executable test, frozen, run, metered, unless it cannot fail (then the
+    offline checks, with the reason); no official test text is disclosed."""
     evaluation = {"validation_tasks": 2, "validation_rollouts": 1, "final": False}
     evolution = {"epochs": 0, "rollouts_per_task": 2, "synthesizer": "llm"}
     config = tiny_config(tmp_path, evaluation=evaluation, evolution=evolution)
     run_dir = tmp_path / "run"
     assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
     frozen = [json.loads(p.read_text()) for p in (run_dir / "synth_tests").glob("*.json")]
-    assert len(frozen) == 3 + 2 and {t["mode"] for t in frozen} == {"llm"}
+    assert len(frozen) == 3 + 2
+    # the stand-in writes checks over the paths the instruction quotes; where those are all
+    # inputs, its test passes untouched workspaces and is refused (testsynth/gate.py)
+    out = capsys.readouterr().out
+    offline = {t["task_id"] for t in frozen if t["mode"] == "offline"}
+    assert len(offline) <= 1
+    assert all(f"llm synthesizer: {t}: its test was refused" in out for t in offline)
     with sqlite3.connect(run_dir / "ledger.sqlite") as db:
         roles = db.execute("SELECT role, count(*) FROM search_calls GROUP BY role").fetchall()
-        ungraded = db.execute(
-            "SELECT count(*) FROM rollouts WHERE pass IS NULL AND split != 'test'"
-        ).fetchone()
-    assert roles == [("synthesizer", 5)] and ungraded == (0,)
+        ungraded = {
+            t
+            for (t,) in db.execute(
+                "SELECT task_id FROM rollouts WHERE pass IS NULL AND split != 'test'"
+            )
+        }
+    assert roles == [("synthesizer", 5)] and ungraded <= offline  # only an unscorable task's
     assert (run_dir / "reports" / "agreement.json").is_file()
     summary = json.loads((run_dir / "reports" / "synth_tests.json").read_text())
-    assert {t["mode"] for t in summary["tests"].values()} == {"llm"}
+    assert {t["mode"] for t in summary["tests"].values()} <= {"llm", "offline"}
     asked = (run_dir / "search" / "epoch-0" / "calls.jsonl").read_text()
     tasks = {t.id: t for t in load_suite("builtin")}
     for name in summary["tests"]:

@@ -1,6 +1,7 @@
 """The open-ended improvement path: free-form plans, the coding-agent editor's gates (a new
-hook file is accepted; a change with no observable effect and a broken immutable file are
-discarded after one retry), the in-effect comparison, and plan verdicts."""
+hook file is accepted; a change with no observable effect is retried once, then committed
+unproven; a broken immutable file is discarded after one retry), the in-effect comparison,
+and plan verdicts."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.harness.effect import Signature, first_difference
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.improvers.editor.apply import Edit, apply_plan, apply_plan_or_catalog
+from harnesspro.improvers.editor.apply import UNPROVEN, Edit, apply_plan, apply_plan_or_catalog
 from harnesspro.improvers.editor.llm import LLMEditor
 from harnesspro.improvers.planner import llm as llm_planner
 from harnesspro.improvers.planner.memory import Difference, Pairs, measure, paired_difference
@@ -79,16 +80,18 @@ def test_a_new_hook_file_is_accepted(opened: Opened) -> None:
     assert "balanced: tag-results" in message and "free change: do tag-results" in message
 
 
-def test_a_change_without_observable_effect_is_discarded(opened: Opened) -> None:
+def test_a_change_without_observable_effect_is_retried_then_committed_unproven(
+    opened: Opened,
+) -> None:
     ctx, upstream, account = opened
     note = tool_call("write_file", 0, path="NOTES.md", content="we should be faster\n")
     upstream.replies += [note, reply("Wrote a note."), note, reply("Wrote it again.")]
     edit = edit_with(ctx, account, free_plan("write-notes", ("NOTES.md",)))
-    assert edit.candidate is None
-    assert edit.note.startswith("discarded: the change has no observable effect on the smoke")
+    # Not discarded yet: the coreset's first attempts judge it (tests/test_effect_gates.py).
+    assert edit.candidate is not None and edit.new and edit.note == UNPROVEN
     assert len([r for r in upstream.requests if "tools" in r]) == 4  # two attempts
     retry = json.loads(upstream.requests[2]["messages"][1]["content"].split("```json\n")[1][:-4])
-    assert retry["feedback"].startswith("the change has no observable effect")
+    assert retry["feedback"].startswith("the change has no observable effect on the smoke tasks")
 
 
 def test_breaking_an_immutable_file_is_refused_retried_then_discarded(opened: Opened) -> None:

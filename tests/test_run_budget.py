@@ -23,7 +23,7 @@ def test_target_dollar_cap_stops_the_run_gracefully(tmp_path: Path, ray_session:
         ray={"max_in_flight": 2},
     )
     run_dir = tmp_path / "run"
-    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir), "--yes"]) == 0
     with sqlite3.connect(run_dir / "ledger.sqlite") as db:
         costs = [c for (c,) in db.execute("SELECT cost FROM rollouts ORDER BY created")]
         stopped = db.execute("SELECT value FROM meta WHERE key = 'stopped'").fetchone()
@@ -48,7 +48,7 @@ def test_candidates_a_cap_cut_short_are_never_compared(
         evolution={"epochs": 1, "rollouts_per_task": 2},
     )
     run_dir = tmp_path / "run"
-    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir), "--yes"]) == 0
     with sqlite3.connect(run_dir / "ledger.sqlite") as db:
         counts = dict(
             db.execute(

@@ -19,6 +19,7 @@ from harnesspro.evaluation.scoring import freeze_tests, score_pending
 from harnesspro.execution.rollout import write_tree
 from harnesspro.improvers.testsynth import facts
 from harnesspro.improvers.testsynth.facts import Reading, command_facts, read_instruction
+from harnesspro.improvers.testsynth.gate import untouched_workspace
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
@@ -208,10 +209,17 @@ def test_an_unscorable_task_is_reported_and_left_out_of_scoring(tmp_path: Path) 
     ctx = replace(
         ctx, tasks={**ctx.tasks, vague: replace(ctx.tasks[vague], instruction="Tidy up.")}
     )
+    # The plain task's seed rollouts wrote what its instruction asks for (a test must fail on
+    # the untouched workspace and pass on a seed rollout: testsynth/gate.py).
+    task = ctx.tasks[plain]
+    untouched = untouched_workspace(task, Bubblewrap())
+    outputs = read_instruction(task.instruction, task.workdir).outputs
+    done = {**untouched.files, **{rel: b"done\n" for rel in outputs}}
     for task_id in (vague, plain):
         for attempt in (0, 1):
             key = f"{task_id}-{attempt}"
-            result = RolloutResult(key, "ok", Usage(), 0.01, 1.0, 1, True, "", "", {"x": b"1"})
+            work = done if task_id == plain else {"x": b"1"}
+            result = RolloutResult(key, "ok", Usage(), 0.01, 1.0, 1, True, "", "", work)
             artifacts = ctx.run.save_rollout(result)
             spec = RolloutSpec(key, "c000", task_id, attempt, 0)
             ctx.ledger.record_rollout(spec, result, artifacts, "coreset")

@@ -17,6 +17,7 @@ from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.execution.scheduler import check_ray
 from harnesspro.run.context import RunContext
+from harnesspro.run.estimate import describe, estimate_run, past_cap
 from harnesspro.run.folder import RunFolder, default_run_dir
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
@@ -29,6 +30,14 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
     evolve.add_argument("--config", required=True, type=Path)
     evolve.add_argument("--run-dir", type=Path, help="default: runs/<name>-<config hash>")
     evolve.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    evolve.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate the config and print the run's estimated spend; run nothing",
+    )
+    evolve.add_argument(
+        "--yes", action="store_true", help="start even when the estimated spend is past a cap"
+    )
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
@@ -37,10 +46,21 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
 
 def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     config = load_config(args.config, args.set)
+    spend = estimate_run(config)
+    for line in describe(spend, config):
+        console.print(line, markup=False)
+    over = past_cap(spend, config)
+    if args.dry_run:
+        console.print(f"dry run: {args.config} is valid; nothing was run.", markup=False)
+        if over:
+            console.print(f"note: {over}", markup=False)
+        return 0
+    run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
+    if over and not args.yes and not run.ledger.is_file():  # a resumed run was approved
+        raise ConfigError(f"{args.config}: {over}")
     check_ray(config.ray)
     if config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
-    run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
     console.print(f"run folder: {run.root}")
     for note in unenforced_limits():  # said once, at start
         console.print(f"warning: sandbox limit not enforced here: {note}", markup=False)

@@ -219,9 +219,9 @@ class EvolutionConfig(_Strict):
     instead of the frozen tests."""
     judge_trajectory: bool = True
     """A rollout passes its frozen synthesized test only when its trajectory also ends in a
-    submission after a clean last tool result (testsynth/judge.py): the test checks the files,
-    the judgement how the work ended. false = the frozen test alone. `no-synth` scores by the
-    judgement alone and refuses false."""
+    submission after a clean last tool result (improvers/testsynth/judge.py): the test checks
+    the files, the judgement how the work ended. false = the frozen test alone. `no-synth`
+    scores by the judgement alone and refuses false."""
     exploration: bool = False
     """Rank the catalog planner's mechanisms by a draw from each prediction's uncertainty
     (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a
@@ -451,6 +451,23 @@ class RunConfig(_Strict):
     evaluation: EvaluationConfig = EvaluationConfig()
     library: LibraryConfig = LibraryConfig()
     reports: ReportsConfig = ReportsConfig()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _improver_on_the_target(cls, data: Any) -> Any:
+        """An llm role with no `improver_model` uses the target model's endpoint when that is
+        a real one (never, silently, the offline stand-in)."""
+        if not isinstance(data, dict):
+            return data
+        evolution, model = data.get("evolution"), data.get("model")
+        if not isinstance(evolution, dict) or not isinstance(model, dict):
+            return data
+        llm = "llm" in (evolution.get("improver"), evolution.get("synthesizer"))
+        if llm and "improver_model" not in evolution and model.get("upstream") == "openai":
+            keys = ("name", "upstream", "base_url", "api_key_env", "allow_unpriced")
+            target = {k: model[k] for k in keys if k in model}
+            data = {**data, "evolution": {**evolution, "improver_model": target}}
+        return data
 
     @model_validator(mode="after")
     def _refresh_needs_validation(self) -> RunConfig:

@@ -4,11 +4,14 @@
 executable test (testsynth.llm), which falls back to the offline checks with a recorded
 reason when the model gives no test that runs. Every test is frozen by hash in the ledger.
 With `evolution.judge_trajectory` (default) a pass also needs the trajectory judgement
-(testsynth/judge.py).
+(improvers/testsynth/judge.py).
 
-A task whose test has no check is *unscorable*: its test is frozen with the reason (so the
-decision is made once, at epoch 0), a console line and `reports/synth_tests.json` say so, and
-its rollouts keep no verdict, which leaves them out of every score.
+A test must be able to fail: it fails on the task's untouched workspace and passes on at least
+one seed rollout (improvers/testsynth/gate.py), else the llm's is refused and the offline checks are
+unscorable with that reason. A task whose test has no check, or cannot fail, is *unscorable*:
+its test is frozen with the reason (so the decision is made once, at epoch 0), a console line
+and `reports/synth_tests.json` say so, and its rollouts keep no verdict, which leaves them out
+of every score.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
+from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
 from harnesspro.improvers.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
@@ -25,7 +30,7 @@ from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.disclosure import synthesizer_inputs
 from harnesspro.sandbox import make_sandbox
 from harnesspro.sandbox.contract import Limits, Sandbox
-from harnesspro.sandbox.snapshot import Snapshot
+from harnesspro.sandbox.snapshot import Snapshot, as_snapshot
 
 FrozenTest = SynthTest | ExecTest
 
@@ -72,19 +77,29 @@ def synthesizer_account(ctx: RunContext) -> Iterator[SearchAccount | None]:
 def write_test(
     ctx: RunContext, task_id: str, account: SearchAccount | None
 ) -> tuple[FrozenTest, str]:
-    """One task's test: the llm's when asked for and it runs, else the offline checks; and
-    a line saying why the llm's was not used ('' when it was, or was not asked for)."""
+    """One task's test: the llm's when asked for, it runs and it can fail (see
+    improvers/testsynth/gate.py),
+    else the offline checks, unscorable with the reason when they cannot fail; and a line
+    saying why the llm's was not used ('' when it was, or was not asked for)."""
     task = ctx.tasks[task_id]
     seed = seed_rollouts(ctx, task_id)
     sandbox = checks_sandbox(ctx)
+    untouched = untouched_workspace(task, sandbox)
+    workspaces = [as_snapshot(r.workspace) for r in seed]
+    note = ""
     if account is not None and seed:
         inputs = synthesizer_inputs(ctx, task_id)
-        written = synthesize_llm(inputs, [r.workspace for r in seed], account, sandbox)
+        written = synthesize_llm(inputs, workspaces, account, sandbox)
         if isinstance(written, ExecTest):
-            return written, ""
+            refused = refusal(written, untouched, workspaces, sandbox)
+            if not refused:
+                return written, ""
+            written = f"its test was refused: {refused}"
         note = f"llm synthesizer: {task_id}: {written}; using the offline checks"
-        return synthesize(task_id, task.instruction, task.workdir, seed, sandbox), note
-    return synthesize(task_id, task.instruction, task.workdir, seed, sandbox), ""
+    test = synthesize(task_id, task.instruction, task.workdir, seed, sandbox)
+    if not test.unscorable:
+        test = replace(test, unscorable=refusal(test, untouched, workspaces, sandbox))
+    return test, note
 
 
 def freeze_tests(ctx: RunContext, task_ids: Iterable[str]) -> tuple[str, ...]:

@@ -17,7 +17,8 @@ from typing import Any
 from harnesspro.core import journal
 from harnesspro.core.ledger import plan_of
 from harnesspro.core.metrics import row_tokens, scored
-from harnesspro.core.records import Candidate, Plan
+from harnesspro.core.records import Candidate, Plan, Trace
+from harnesspro.evolution.taskfacts import TaskFacts, leak, task_facts
 from harnesspro.execution.gateway.upstream import Upstream
 from harnesspro.improvers.account import (
     SearchAccount,
@@ -26,7 +27,8 @@ from harnesspro.improvers.account import (
     make_improver_upstream,
     write_search_costs,
 )
-from harnesspro.improvers.analyzer.rules import Trace, prevalence
+from harnesspro.improvers.analyzer.rules import prevalence
+from harnesspro.improvers.editor.apply import Edit
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
 from harnesspro.improvers.planner.catalog import check_prediction
@@ -116,8 +118,9 @@ def run_roles(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list[
         ctx.console.print(f"  resuming the improve step: {len(plans)} journaled plans reused")
     children: dict[str, Candidate] = {}
     ctx.run.mark_phase("git")  # worktrees, edits, smoke rollouts, commits
+    facts = FactsOnce(ctx)
     for index, plan in enumerate(plans):
-        child, note = edit_plan(ctx, inputs, roles, index, plan)
+        child, note = edit_plan(ctx, inputs, roles, index, plan, facts)
         if child and child.epoch == epoch:
             children[child.id] = child
         outcome = " ".join(filter(None, [child.id if child else "", note]))
@@ -147,10 +150,16 @@ def make_plans(ctx: RunContext, inputs: ImproverInputs, roles: Improver) -> list
 
 
 def edit_plan(
-    ctx: RunContext, inputs: ImproverInputs, roles: Improver, index: int, plan: Plan
+    ctx: RunContext,
+    inputs: ImproverInputs,
+    roles: Improver,
+    index: int,
+    plan: Plan,
+    facts: FactsOnce | None = None,
 ) -> tuple[Candidate | None, str]:
-    """The `index`-th plan's candidate and note: journaled by a crashed run, else edited now
-    and recorded (candidate, plan row and journal in one transaction)."""
+    """The `index`-th plan's candidate and note: journaled by a crashed run, else edited now,
+    checked for task facts (evolution/taskfacts.py) and recorded (candidate, plan row and
+    journal in one transaction)."""
     epoch = inputs.epoch
     done = journal.journaled_edit(ctx.ledger, epoch, index)
     if done is not None:
@@ -159,10 +168,29 @@ def edit_plan(
     new_id = f"c{len(existing):03d}"  # ids follow creation order
     parent = inputs.candidates[plan.parent_id]
     edit = roles.edit(plan, parent, ctx.repo, existing, new_id, epoch)
+    if edit.new and edit.candidate is not None:
+        files = ctx.repo.files(parent.commit), ctx.repo.files(edit.candidate.commit)
+        found = leak((facts or FactsOnce(ctx)).get(), *files)
+        if found:
+            ctx.repo.discard(new_id)
+            edit = Edit(plan, None, new=False, note=found)
     made = edit.candidate if edit.new else None
     child = edit.candidate.id if edit.candidate else None
     ctx.ledger.record_edit(epoch, journal.edit_step(index), plan, made, child, edit.note)
     return edit.candidate, edit.note
+
+
+class FactsOnce:
+    """The run's task facts, read when the first new candidate needs them (once per step)."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.facts: TaskFacts | None = None
+
+    def get(self) -> TaskFacts:
+        if self.facts is None:
+            self.facts = task_facts(self.ctx)
+        return self.facts
 
 
 def pairs_of(ctx: RunContext, parent: str, child: str) -> Pairs:

@@ -22,6 +22,7 @@ from harnesspro.evolution.finish import finish_run, run_reports
 from harnesspro.evolution.improve import record_effects
 from harnesspro.evolution.refresh import refresh_coreset
 from harnesspro.evolution.strategies import make_strategy
+from harnesspro.evolution.unproven import screen_unproven
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import EpochData, write_epoch_reports
 from harnesspro.run.context import SEED_ID, RunContext
@@ -194,6 +195,8 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
     children = epoch_candidates(ctx, epoch, previous)
     ctx.run.mark_phase("rollouts")
+    children, screened = screen_unproven(ctx, epoch, children, rollout_cap(ctx))
+    note_stop(ctx, epoch, screened, "coreset")
     note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
     score_pending(ctx)
     ctx.run.mark_phase("git")  # verdicts become git notes; the composer merges

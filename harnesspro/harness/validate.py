@@ -56,9 +56,12 @@ def static_problem(candidate: Path, seed: Path | None) -> str:
     return ""
 
 
-def smoke_rollout(candidate: Path, sandbox: str = "bubblewrap") -> RolloutResult:
-    """One rollout of the candidate on the trivial smoke task, on the scripted policy."""
-    task = load_task(SMOKE_TASK)
+def smoke_rollout(
+    candidate: Path, sandbox: str = "bubblewrap", task_dir: Path = SMOKE_TASK
+) -> RolloutResult:
+    """One rollout of the candidate on a smoke task (the trivial one unless `task_dir` names
+    another), on the scripted policy."""
+    task = load_task(task_dir)
     return run_rollout(
         RolloutInputs(
             spec=RolloutSpec("smoke", "smoke", task.id, 0, 0),

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harnesspro.core.records import Diagnosis
+from harnesspro.core.records import Diagnosis, Trace
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.improvers.analyzer.rules import Trace, analyze, clusters, events_of, task_stats
+from harnesspro.improvers.analyzer.rules import analyze, clusters, events_of, task_stats
 from harnesspro.improvers.ask import ask_json, load_prompt, render
 from harnesspro.improvers.inputs import ImproverInputs
 

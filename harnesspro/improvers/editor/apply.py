@@ -15,12 +15,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnesspro.core.records import Candidate, Plan
-from harnesspro.harness.effect import Signature, not_in_effect, signature
+from harnesspro.harness.effect import NOT_IN_EFFECT, Signature, not_in_effect, signatures
 from harnesspro.harness.mechanisms.catalog import members
 from harnesspro.harness.repo import HarnessRepo
-from harnesspro.harness.validate import checked, smoke_rollout
+from harnesspro.harness.validate import checked
 
 EDIT_ATTEMPTS = 2  # the first try and one retry with the validator's message
+UNPROVEN = "in effect unproven on the smoke tasks: judged on the coreset's first attempts"
+"""The note of a free-form change the smoke tasks cannot show in effect: it is committed, and
+the orchestration judges it on the coreset's attempt 0 before spending the full G on it."""
 
 # (worktree, plan, the validator's message from the previous attempt or '') -> None, or a
 # line saying how the edit was made (it goes into the commit message)
@@ -49,11 +52,11 @@ def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _smoke_signature(repo_root: Path, commit: str, sandbox: str) -> Signature:
-    """The parent's smoke signature, once per commit (the same harness gives the same one)."""
+def _smoke_signatures(repo_root: Path, commit: str, sandbox: str) -> dict[str, Signature]:
+    """The parent's smoke signatures, once per commit (the same harness gives the same)."""
     with tempfile.TemporaryDirectory(prefix="hp-parent-") as name:
         HarnessRepo(repo_root, repo_root / ".unused").export(commit, Path(name))
-        return signature(smoke_rollout(Path(name), sandbox))
+        return signatures(Path(name), sandbox)
 
 
 def _validate(
@@ -61,14 +64,15 @@ def _validate(
 ) -> str:
     """The gates: manifest and immutable paths, code, smoke rollout (in the run's `sandbox`
     backend), and the change in effect (each catalog mechanism's own check, or for a
-    free-form plan an observable difference from the parent's smoke rollout)."""
+    free-form plan an observable difference from the parent's rollouts on the smoke tasks)."""
     problem, smoke = checked(worktree, repo.root, sandbox=sandbox)
     if problem:
         return problem
     if plan.kind == "catalog" and members(plan.mechanism):
         return "; ".join(filter(None, (m.validate(worktree) for m in members(plan.mechanism))))
     assert smoke is not None
-    return not_in_effect(_smoke_signature(repo.root, parent.commit, sandbox), signature(smoke))
+    parent_sigs = _smoke_signatures(repo.root, parent.commit, sandbox)
+    return not_in_effect(parent_sigs, signatures(worktree, sandbox, smoke))
 
 
 def _message(plan: Plan, parent: Candidate, how: str | None = None) -> str:
@@ -95,14 +99,16 @@ def apply_plan(
     for c in existing:
         if c.parent == parent.id and c.mechanism == plan.mechanism:
             return Edit(plan, c, new=False, note="made in an earlier attempt of this run")
-    feedback, how = "", None
-    for _ in range(EDIT_ATTEMPTS):
+    feedback, how, unproven = "", None, False
+    for attempt in range(EDIT_ATTEMPTS):
         worktree = repo.start_candidate(new_id, parent.commit)
         try:
             how = edit(worktree, plan, feedback)
             feedback = _validate(worktree, plan, repo, parent, sandbox)
         except (OSError, ValueError, KeyError, TypeError) as exc:  # e.g. a file it needs is absent
             feedback = f"the edit failed: {exc.__class__.__name__}: {exc}"[:300]
+        if feedback.startswith(NOT_IN_EFFECT) and attempt == EDIT_ATTEMPTS - 1:
+            feedback, unproven = "", True  # the coreset's first attempts judge it
         if not feedback:
             break
         repo.discard(new_id)
@@ -116,7 +122,7 @@ def apply_plan(
         repo.discard(new_id)
         return Edit(plan, twin, new=False, note=f"same tree as {twin.id}")
     child = Candidate(new_id, commit, tree, parent.id, plan.directive, plan.mechanism, epoch)
-    return Edit(plan, child, new=True)
+    return Edit(plan, child, new=True, note=UNPROVEN if unproven else "")
 
 
 def apply_plan_or_catalog(
