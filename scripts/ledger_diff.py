@@ -1,5 +1,6 @@
 """Compare two run ledgers table by table, leaving out what differs between any two runs of
-the same config (clock times, latencies, commit hashes, artifact paths).
+the same config (clock times, also inside quoted tool output, latencies, commit hashes,
+artifact paths).
 
     .venv/bin/python scripts/ledger_diff.py RUN_A/ledger.sqlite RUN_B/ledger.sqlite
 
@@ -9,6 +10,7 @@ any table differs: used to show that a restructure changed no behaviour.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -16,6 +18,12 @@ from pathlib import Path
 # Columns that vary between two identical runs: wall-clock, host paths, git object names
 # (commit times enter commit hashes; trees are content and stay).
 VOLATILE = {"created", "finished", "latency_s", "artifacts", "commit_sha"}
+# File times in tool output the analyzer quotes (`ls -l`: "Dec  2 08:37"): the clock, not the run.
+CLOCK = re.compile(r"\b[A-Z][a-z]{2} +\d{1,2} +\d\d:\d\d\b")
+
+
+def steady(value: object) -> object:
+    return CLOCK.sub("<time>", value) if isinstance(value, str) else value
 
 
 def rows(path: Path, table: str) -> list[tuple]:
@@ -23,7 +31,7 @@ def rows(path: Path, table: str) -> list[tuple]:
         cols = [r[1] for r in db.execute(f"pragma table_info({table})")]
         kept = [c for c in cols if c not in VOLATILE]
         found = db.execute(f"select {', '.join(kept)} from {table}").fetchall()
-    return sorted(found, key=repr)
+    return sorted((tuple(steady(v) for v in row) for row in found), key=repr)
 
 
 def tables(path: Path) -> list[str]:
