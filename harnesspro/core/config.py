@@ -180,6 +180,13 @@ class ImproverConfig(_Strict):
     """Use an improver model with no known price; its cost is then reported as unknown."""
     request: dict[str, Any] = Field(default_factory=dict)
     """Extra request parameters for every improver call, e.g. {temperature: 0}."""
+    context_tokens: int | None = Field(None, ge=512)
+    """The improver model's context window in tokens. Every role fits its prompt to it (the
+    reply's `max_tokens`, else a quarter of the window, kept free), cutting its least valuable
+    inputs first; None = unknown: prompts are sent as built."""
+    response_format: Literal["auto", "json_schema", "off"] = "auto"
+    """Ask for the reply schema as a `json_schema` response format: `auto` probes an openai
+    upstream once per run with a tiny request; the offline stand-ins never get it."""
 
     @model_validator(mode="after")
     def _replay_needs_a_log(self) -> ImproverConfig:

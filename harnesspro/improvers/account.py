@@ -39,7 +39,24 @@ USAGE_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output", "rea
 
 
 class SearchUnavailable(Exception):
-    """An improver call could not be made or failed; the message is the one-line reason."""
+    """An improver call could not be made or failed; the message is the one-line reason,
+    `status` the upstream's HTTP status when it answered with an error."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+PROBE = {
+    "messages": [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}],
+    "max_tokens": 16,
+    "response_format": {
+        "type": "json_schema", "json_schema": {"name": "probe", "schema": PROBE_SCHEMA}
+    },
+}  # fmt: skip
+"""The cheap request that tells whether the upstream honours `json_schema` response formats:
+it does when the answer is 200 and its content is the JSON object asked for."""
 
 
 def improver_price(config: RunConfig) -> Price | None:
@@ -99,6 +116,7 @@ class SearchAccount:
         )
         self.tokens = {role: self._token(role) for role in ROLES}
         self._logged = 0
+        self._structured: bool | None = None
 
     def _token(self, role: str) -> str:
         token = f"{role[:4]}-{secrets.token_hex(16)}"
@@ -131,10 +149,18 @@ class SearchAccount:
             )
 
     # -- calls ------------------------------------------------------------------------------
-    def chat(self, role: str, messages: list[dict[str, Any]], attempt: int = 1) -> tuple[str, int]:
-        """One metered call from the driver; returns (the reply's text, its ledger row id)."""
+    def chat(
+        self,
+        role: str,
+        messages: list[dict[str, Any]],
+        attempt: int = 1,
+        extra: dict[str, Any] | None = None,
+    ) -> tuple[str, int]:
+        """One metered call from the driver; returns (the reply's text, its ledger row id).
+        `extra` adds request fields (a response format) to the configured ones."""
         self.check_budget()
         body = {"model": self.improver.name, "messages": messages, **self.improver.request}
+        body.update(extra or {})
         start = len(self.gateway.calls)
         try:
             status, payload = self.gateway.chat(self.tokens[role], body)
@@ -145,13 +171,48 @@ class SearchAccount:
         if status != 200:
             error = payload.get("error", {})
             message = error.get("message") if isinstance(error, dict) else error
-            raise SearchUnavailable(f"the {role} call failed: HTTP {status}: {message}"[:300])
+            text = f"the {role} call failed: HTTP {status}: {message}"[:300]
+            raise SearchUnavailable(text, status)
         try:
             content = payload["choices"][0]["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
             raise SearchUnavailable(f"the {role} call returned no message") from None
         self.transcript(role, attempt, messages, content)
         return str(content), rows[-1]
+
+    def structured(self) -> bool:
+        """Whether requests ask for a `json_schema` response format: `response_format` of the
+        config, `auto` probing an openai upstream once per run (the verdict is kept in the
+        run's search folder; the offline stand-ins are never probed)."""
+        if self._structured is None:
+            setting = self.improver.response_format
+            if setting != "auto" or self.improver.upstream != "openai":
+                self._structured = setting == "json_schema"
+            else:
+                self._structured = self._probe()
+        return self._structured
+
+    def _probe(self) -> bool:
+        kept = self.folder.parent / "response_format.json"
+        if kept.is_file():
+            return bool(json.loads(kept.read_text()).get("json_schema"))
+        start = len(self.gateway.calls)
+        body = {"model": self.improver.name, **PROBE}
+        try:
+            status, payload = self.gateway.chat(self._token("probe"), body)
+            content = payload["choices"][0]["message"].get("content") or ""
+            supported = status == 200 and json.loads(content) == {"ok": True}
+        except Exception:  # any failure of the probe means: do not ask for the format
+            supported = False
+        self.record("probe", start)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(json.dumps({"json_schema": supported}))
+        return supported
+
+    def log(self, role: str, event: dict[str, Any]) -> None:
+        """Append an event of a role (e.g. what a prompt's fitting cut) to calls.jsonl."""
+        with (self.folder / "calls.jsonl").open("a") as handle:
+            handle.write(json.dumps({"role": role, **event}) + "\n")
 
     @contextlib.contextmanager
     def sandboxed(self, role: str, attempt: int = 1) -> Iterator[str]:
