@@ -33,7 +33,6 @@ _spec = importlib.util.spec_from_file_location("tolerant", TOLERANT)
 assert _spec is not None and _spec.loader is not None, TOLERANT
 tolerant = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tolerant)
-KEEP_CHARS = 200  # a cut tool result or argument keeps this much of its head
 OUT = Path(os.environ.get("HARNESSPRO_OUT", "."))
 COMMAND_TIMEOUT_S = 20
 RESULT_CHARS = 8000
@@ -74,6 +73,16 @@ TOOLS = [
     tool("bash", "Run a shell command in the harness directory.", command="the command"),
     tool("run_checks", "Run the harness's own checks (compile, manifest, immutable paths)."),
 ]
+ALIASES = {
+    "create_file": "write_file", "edit_file": "write_file", "str_replace": "replace_in_file",
+    "execute_bash": "bash", "shell": "bash", "run_command": "bash", "open_file": "read_file",
+    "view_file": "read_file", "list_dir": "list_files", "ls": "list_files",
+}  # fmt: skip
+"""Tool names models trained on other agents use, as the tools here."""
+ARGUMENT_ALIASES = {
+    "file_path": "path", "filename": "path", "file": "path", "cmd": "command",
+    "old_str": "old", "new_str": "new", "file_text": "content", "text": "content",
+}  # fmt: skip
 IMMUTABLE: list[str] = []  # set from the job: paths the editor may not change
 ORIGINAL: dict[str, bytes] = {}  # their content when the session started
 
@@ -191,57 +200,32 @@ def post(body: dict[str, Any]) -> Any:
 
 
 def arguments(text: Any) -> Any:
-    """A call's arguments: a JSON object as sent, else repaired (`tolerant.loads`)."""
+    """A call's arguments: a JSON object as sent, else repaired (`tolerant.loads`), with
+    argument names in other words mapped (file_path -> path, cmd -> command, ...)."""
     if isinstance(text, dict):
-        return text
-    try:
-        return json.loads(text or "{}")
-    except ValueError:
-        return tolerant.loads(str(text))
+        args: Any = text
+    else:
+        try:
+            args = json.loads(text or "{}")
+        except ValueError:
+            args = tolerant.loads(str(text))
+    if not isinstance(args, dict):
+        return args
+    return {ARGUMENT_ALIASES.get(k, k): v for k, v in args.items()}
 
 
 def calls_of(reply: dict[str, Any]) -> list[dict[str, Any]]:
-    """The reply's tool calls; when it has none, the calls it wrote as JSON in its text
-    ({"name": ..., "arguments": {...}}, or "tool"/"parameters"/"args" for the same)."""
-    if reply.get("tool_calls"):
-        return list(reply["tool_calls"])
-    calls: list[dict[str, Any]] = []
-    for value in tolerant.json_values(str(reply.get("content") or "")):
-        for item in value if isinstance(value, list) else [value]:
-            if not isinstance(item, dict):
-                continue
-            name = item.get("name") or item.get("tool") or item.get("function")
-            args = item.get("arguments", item.get("parameters", item.get("args")))
-            if isinstance(name, str) and name in HANDLERS and isinstance(args, (dict, str)):
-                text = args if isinstance(args, str) else json.dumps(args)
-                call = {"id": f"text-{len(calls)}", "type": "function"}
-                calls.append({**call, "function": {"name": name, "arguments": text}})
+    """The reply's tool calls (names in other words mapped), or when it has none the calls
+    it wrote as JSON in its text (`tolerant.calls_in_text`)."""
+    if not reply.get("tool_calls"):
+        return list(tolerant.calls_in_text(str(reply.get("content") or ""), HANDLERS, ALIASES))
+    calls = []
+    for call in reply["tool_calls"]:
+        function = call.get("function") or {}
+        name = str(function.get("name"))
+        name = ALIASES.get(name, name)
+        calls.append({**call, "function": {**function, "name": name}})
     return calls
-
-
-def _cut(text: str) -> str:
-    return text[:KEEP_CHARS] + f" [... {len(text) - KEEP_CHARS} chars cut to fit the window]"
-
-
-def fit(messages: list[dict[str, Any]], limit: int | None) -> bool:
-    """Cut the conversation in place until its estimate fits `limit`, oldest first (tool
-    results, then long tool-call arguments; the system and task messages stay whole).
-    False when it cannot fit."""
-    if limit is None:
-        return True
-    for message in messages[2:]:
-        if tolerant.message_tokens(messages, TOOLS) <= limit:
-            return True
-        content = message.get("content")
-        if message.get("role") == "tool" and isinstance(content, str) and len(content) > 400:
-            message["content"] = _cut(content)
-        for call in message.get("tool_calls") or []:
-            args = arguments(call.get("function", {}).get("arguments"))
-            if isinstance(args, dict):
-                short = {k: _cut(v) if isinstance(v, str) and len(v) > 400 else v
-                         for k, v in args.items()}  # fmt: skip
-                call["function"]["arguments"] = json.dumps(short)
-    return tolerant.message_tokens(messages, TOOLS) <= limit
 
 
 def run_tool(call: dict[str, Any]) -> str:
@@ -262,7 +246,7 @@ def run_tool(call: dict[str, Any]) -> str:
 def ask(job: dict[str, Any], messages: list[dict[str, Any]], limit: int | None) -> Any:
     """The model's next message, the conversation fitted to `limit` first; an HTTP 400 that
     says the prompt is too long is answered by cutting to 70% of the limit, once."""
-    if not fit(messages, limit):
+    if not tolerant.fit_conversation(messages, limit, TOOLS):
         raise RuntimeError("the conversation cannot fit the context window")
     body = {"model": job["model"], "messages": messages, "tools": TOOLS, **job["request"]}
     try:
@@ -272,7 +256,7 @@ def ask(job: dict[str, Any], messages: list[dict[str, Any]], limit: int | None) 
             w in str(exc).lower() for w in ("context", "too long", "exceed", "length")
         )
         current = limit or tolerant.message_tokens(messages, TOOLS)
-        if not too_long or not fit(messages, int(current * 0.7)):
+        if not too_long or not tolerant.fit_conversation(messages, int(current * 0.7), TOOLS):
             raise
         log("refit", limit=int(current * 0.7))
         return post(body)["choices"][0]["message"]

@@ -69,6 +69,16 @@ class Answer(Generic[T]):
     """Items of the reply left out, each with its reason."""
 
 
+def unwrapped(values: list[Any]) -> list[Any]:
+    """The values, each object followed by the objects it wraps ({"response": {...}})."""
+    out = []
+    for value in values:
+        out.append(value)
+        if isinstance(value, dict):
+            out += [inner for inner in value.values() if isinstance(inner, dict)]
+    return out
+
+
 def parse(
     content: str,
     schema: type[T],
@@ -79,7 +89,7 @@ def parse(
     `salvage` makes of the text, else a one-line problem (the last value's)."""
     values = json_values(content)
     problem = "the reply is not a JSON object" if not values else ""
-    for value in reversed(values):
+    for value in reversed(unwrapped(values)):
         try:
             answer = schema.model_validate(value)
         except ValidationError as exc:

@@ -15,7 +15,9 @@ agent imports this file inside the sandbox, where nothing else of harnesspro is 
 The caller validates them from the last one back and takes the first that validates: the
 final answer comes after the reasoning and the drafts.
 
-`estimate_tokens(text)` is the tokenizer-free estimate the context budgets use.
+`estimate_tokens(text)` is the tokenizer-free estimate the context budgets use;
+`fit_conversation` cuts an agent's conversation to a budget, `calls_in_text` reads tool calls
+a model wrote as text.
 """
 
 import ast
@@ -29,11 +31,16 @@ CHARS_PER_TOKEN = 3.0
 tokenizers, JSON and code nearer 3 (punctuation and indentation are tokens of their own): the
 prompts here are mostly JSON, so 3 (an over-count for prose, a safety margin of its own)."""
 MESSAGE_OVERHEAD = 8  # tokens of chat-template framing per message
+KEEP_CHARS = 200  # a tool result or argument cut to fit keeps this much of its head
 REASONING = re.compile(
     r"<(think|thinking|reasoning|reflection|analysis)>.*?(</\1>|$)", re.DOTALL | re.IGNORECASE
 )
 LONE_CLOSE = re.compile(r"^.*?</(think|thinking|reasoning)>", re.DOTALL | re.IGNORECASE)
 ESCAPES = set('"\\/bfnrtu')
+REGEX_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\[bf][A-Za-z0-9(\[\\]")
+"""`\b` or `\f` before a word character: a regex's word boundary written without escaping
+(`r'\berror\b'`), never a backspace or form feed, which nobody writes in code. In a value
+that has one, every `\b` and `\f` is read as a backslash and the letter."""
 PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 OPENING = re.compile(r"[{\[]")
 MAX_STARTS = 200  # opening brackets tried per reply (a reply of braces stays cheap)
@@ -55,6 +62,42 @@ def message_tokens(messages: list[dict[str, Any]], tools: Any = None) -> int:
         if message.get("tool_calls"):
             total += estimate_tokens(json.dumps(message["tool_calls"]))
     return total
+
+
+def _cut(text: str) -> str:
+    return text[:KEEP_CHARS] + f" [... {len(text) - KEEP_CHARS} chars cut to fit the window]"
+
+
+def _arguments(text: Any) -> Any:
+    try:
+        return json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return loads(text)
+
+
+def fit_conversation(messages: list[dict[str, Any]], limit: int | None, tools: Any) -> bool:
+    """Cut an agent's conversation in place until its estimate fits `limit`, oldest first:
+    long tool results, then long tool-call arguments (a file written whole); the system and
+    task messages stay whole. False when it still does not fit."""
+    if limit is None:
+        return True
+    for message in messages[2:]:
+        if message_tokens(messages, tools) <= limit:
+            return True
+        content = message.get("content")
+        if (
+            message.get("role") == "tool"
+            and isinstance(content, str)
+            and len(content) > 2 * KEEP_CHARS
+        ):
+            message["content"] = _cut(content)
+        for call in message.get("tool_calls") or []:
+            args = _arguments(call.get("function", {}).get("arguments"))
+            if isinstance(args, dict):
+                short = {k: _cut(v) if isinstance(v, str) and len(v) > 2 * KEEP_CHARS else v
+                         for k, v in args.items()}  # fmt: skip
+                call["function"]["arguments"] = json.dumps(short)
+    return message_tokens(messages, tools) <= limit
 
 
 def strip_reasoning(text: str) -> str:
@@ -98,6 +141,7 @@ def _repair(segment: str) -> str:
     """Trailing commas and comments out, invalid escapes doubled, Python literals as JSON."""
     out: list[str] = []
     i, n, in_string = 0, len(segment), False
+    regex = REGEX_ESCAPE.search(segment) is not None  # then every \b and \f is a regex's
     while i < n:
         c = segment[i]
         if in_string:
@@ -106,6 +150,8 @@ def _repair(segment: str) -> str:
                 valid = nxt in ESCAPES and (
                     nxt != "u" or re.fullmatch(r"[0-9a-fA-F]{4}", segment[i + 2 : i + 6])
                 )
+                if nxt in "bf" and regex:
+                    valid = False
                 out.append(c + nxt if valid else "\\\\")
                 i += 2 if valid else 1
                 continue
@@ -133,7 +179,10 @@ def _repair(segment: str) -> str:
 def loads(segment: str) -> Any:
     """A JSON value from `segment`, repaired when it does not parse as it is; None if neither
     it nor its repair nor a Python literal reading gives an object or array."""
-    for attempt in (segment, _repair(segment)):
+    attempts = [segment, _repair(segment)]
+    if REGEX_ESCAPE.search(segment):  # read `\b` as the regex it is, not as a backspace
+        attempts.reverse()
+    for attempt in attempts:
         try:
             value = json.loads(attempt, strict=False)
         except ValueError:
@@ -145,6 +194,28 @@ def loads(segment: str) -> Any:
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     return value if isinstance(value, (dict, list)) else None
+
+
+def calls_in_text(
+    text: str, names: Any, aliases: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Tool calls a reply wrote as JSON in its text instead of calling them: objects with a
+    tool name under `name`, `tool` or `function` and arguments under `arguments`,
+    `parameters` or `args`, as OpenAI-shaped tool calls. Names other than `names` go through
+    `aliases` (e.g. create_file -> write_file) or are left out."""
+    calls: list[dict[str, Any]] = []
+    for value in json_values(text):
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, dict):
+                continue
+            name = item.get("name") or item.get("tool") or item.get("function")
+            name = (aliases or {}).get(name, name) if isinstance(name, str) else None
+            args = item.get("arguments", item.get("parameters", item.get("args", {})))
+            if name in names and isinstance(args, (dict, str)):
+                arguments = args if isinstance(args, str) else json.dumps(args)
+                call = {"id": f"text-{len(calls)}", "type": "function"}
+                calls.append({**call, "function": {"name": name, "arguments": arguments}})
+    return calls
 
 
 def _truncated(text: str, cuts: list[int], stack: list[str]) -> Any:
