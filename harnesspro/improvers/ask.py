@@ -130,7 +130,7 @@ def _send(
         try:
             content, rowid = account.chat(role, fitted.messages, attempt, extra)
         except SearchUnavailable as exc:
-            smaller = retrimmed(limit or fitted.tokens, str(exc)) if exc.status == 400 else None
+            smaller = retrimmed(fitted.tokens, str(exc)) if exc.status == 400 else None
             if smaller is None:
                 raise
             fitted = _fit(account, role, prompt, smaller)

@@ -32,6 +32,7 @@ MIN_TEXT = 80  # characters below which a text is not cut further
 LENGTH_ERROR = re.compile(
     r"context|too long|too many tokens|maximum.*length|exceed|n_ctx|prompt is too", re.I
 )
+MIN_WINDOW = 512  # the smallest context window a message's numbers are read as
 TRIM_AGAIN = 0.7  # share of the limit the one re-trim keeps when the error names no sizes
 
 
@@ -48,16 +49,17 @@ def prompt_limit(context_tokens: int | None, request: dict[str, Any]) -> int | N
     return max(0, context_tokens - reserve - int(context_tokens * MARGIN))
 
 
-def retrimmed_limit(limit: int, message: str) -> int | None:
-    """The smaller limit after an HTTP 400 that says the prompt is too long (None when the
-    message is about something else): scaled by the window/requested sizes the message names,
-    else TRIM_AGAIN of the old limit."""
+def retrimmed_limit(tokens: int, message: str) -> int | None:
+    """The smaller limit after an HTTP 400 that says a prompt of `tokens` (estimated) is too
+    long (None when the message is about something else): scaled by the window/requested
+    sizes the message names (numbers of at least 512, the status left out) less 10%, else
+    TRIM_AGAIN of it; never below a quarter."""
     if not LENGTH_ERROR.search(message):
         return None
-    sizes = sorted(int(n) for n in re.findall(r"\d{3,7}", message))
-    if len(sizes) >= 2 and sizes[0] < sizes[-1]:
-        return int(limit * sizes[0] / sizes[-1] * 0.9)
-    return int(limit * TRIM_AGAIN)
+    sizes = sorted(int(n) for n in re.findall(r"\d+", re.sub(r"HTTP \d+", "", message)))
+    sizes = [n for n in sizes if n >= MIN_WINDOW]
+    share = sizes[0] / sizes[-1] * 0.9 if len(sizes) >= 2 and sizes[0] < sizes[-1] else TRIM_AGAIN
+    return int(tokens * max(share, 0.25))
 
 
 def shrink(value: Any, tail: bool = False) -> tuple[Any, bool]:

@@ -1,0 +1,206 @@
+"""Context budgets: prompts fitted to `improver_model.context_tokens` by cutting the least
+valuable parts first (a hand-worked case), never sent when they cannot fit, trimmed once more
+after an HTTP 400 for length; no NaN in any prompt; the json_schema response format probed
+once per run against a fake provider."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harnesspro.core.records import Score
+from harnesspro.core.retry import UpstreamError
+from harnesspro.evolution.improve import search_account
+from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
+from harnesspro.execution.gateway.upstream import ReplayUpstream
+from harnesspro.fakes.provider import fake_provider
+from harnesspro.improvers.fit import Prompt, PromptTooLarge, prompt_limit, retrimmed_limit
+from harnesspro.improvers.tolerant import fit_conversation
+from harnesspro.planner import llm as llm_planner
+from harnesspro.run.disclosure import improver_inputs
+from tests.conftest import llm_run, reply
+from tests.test_llm_improvers import plans_json
+
+SYSTEM = "x" * 300  # 100 tokens + 8 of framing = 108
+
+
+def memory_prompt() -> Prompt:
+    """The user message is 'T\\n\\n```json\\n' (11) + the JSON + '\\n```' (4); the JSON with
+    indent 1 is 32 + 34 n characters for n memory rows of 28 characters, so the request is
+    108 + ceil((47 + 34 n) / 3) + 8 tokens: n = 8 -> 223, 4 -> 177, 2 -> 155, 1 -> 143;
+    no rows ('"memory": []') -> 132; no memory at all -> 127."""
+    rows = [f"{'a' * 27}{i}" for i in range(8)]
+    return Prompt(
+        SYSTEM, "T", {"keep": "k", "memory": rows}, ("memory",), tail=frozenset({"memory"})
+    )
+
+
+def test_a_prompt_is_cut_by_halves_from_its_least_valuable_part() -> None:
+    prompt = memory_prompt()
+    assert prompt.fit(None).tokens == prompt.fit(223).tokens == 223
+    fitted = prompt.fit(160)
+    assert fitted.tokens == 155 and fitted.cuts == ("memory: 8 -> 2 items",)
+    user = json.loads(fitted.messages[1]["content"].split("```json\n")[1][:-4])
+    assert user == {"keep": "k", "memory": ["a" * 27 + "6", "a" * 27 + "7"]}  # the newest
+    assert prompt.fit(140).tokens == 132  # the last row cannot shrink: the list empties
+    assert prompt.fit(130).cuts == ("memory: dropped",) and prompt.fit(130).tokens == 127
+    with pytest.raises(PromptTooLarge, match="needs ~127 tokens"):
+        prompt.fit(100)  # `keep` is not ranked: it is never cut
+
+
+def test_a_long_text_keeps_its_head_and_tail() -> None:
+    prompt = Prompt("s", "T", {"log": "H" * 300 + "M" * 600 + "T" * 300}, ("log",))
+    user = prompt.fit(200).messages[1]["content"]
+    text = json.loads(user.split("```json\n")[1][:-4])["log"]
+    assert text.startswith("H" * 10) and text.endswith("T" * 10) and "chars cut" in text
+    assert len(text) < 600
+
+
+def test_the_limit_keeps_room_for_the_reply_and_the_estimates_error() -> None:
+    assert prompt_limit(None, {}) is None
+    assert prompt_limit(4096, {}) == 4096 - 1024 - 204  # a quarter for the reply, 5% margin
+    assert prompt_limit(4096, {"max_tokens": 512}) == 4096 - 512 - 204
+    assert prompt_limit(32_768, {}) == 32_768 - 2048 - 1638
+    llama = "Requested tokens (5000) exceed context window of 4096"
+    assert retrimmed_limit(2868, llama) == 2114  # 2868 * 4096 / 5000 * 0.9
+    assert retrimmed_limit(1000, "This model's maximum context length was exceeded") == 700
+    assert retrimmed_limit(1000, "invalid value for temperature") is None
+
+
+class LengthLimited(ReplayUpstream):
+    """A replay upstream behind a window: a request over `window` estimated prompt tokens is
+    refused with an HTTP 400 naming both sizes, as llama.cpp's server does."""
+
+    def __init__(self, replies: list[dict[str, Any]], window: int) -> None:
+        super().__init__(replies)
+        self.window, self.refused = window, 0
+
+    def complete(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        chars = sum(len(str(m.get("content") or "")) for m in request["messages"])
+        if chars / 3 > self.window:
+            self.refused += 1
+            message = f"Requested tokens ({int(chars / 3)}) exceed context window of {self.window}"
+            raise UpstreamError(400, message)
+        return super().complete(request, sampling_seed)
+
+
+def test_a_400_for_length_is_answered_by_trimming_once_more(tmp_path: Path) -> None:
+    # the configured window (8192) is larger than the server's real one (2000): one 400
+    ctx = llm_run(tmp_path, {"context_tokens": 8192})
+    inputs = improver_inputs(ctx, 1, ["c000"])
+    upstream = LengthLimited([reply(plans_json())], window=2000)
+    with search_account(ctx, 1, upstream) as opened:
+        planned = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
+    assert planned.fallbacks == {} and upstream.refused == 1
+    assert [p.mechanism for p in planned.plans][0] == "concise_prompt"  # the model's plans
+    sent = sum(len(m["content"]) for m in upstream.requests[0]["messages"])
+    assert sent / 3 <= 2000
+    log = (ctx.run.root / "search" / "epoch-1" / "calls.jsonl").read_text().splitlines()
+    cut = [json.loads(line) for line in log if '"cut"' in line]
+    assert cut and cut[-1]["role"] == "planner" and cut[-1]["limit"] < 2000
+    statuses = list(ctx.ledger.search_calls()["status"])
+    assert statuses == [400, 200]
+
+
+def test_a_prompt_that_cannot_fit_is_never_sent(tmp_path: Path) -> None:
+    ctx = llm_run(tmp_path, {"context_tokens": 1024})  # the planner's prompt alone is larger
+    inputs = improver_inputs(ctx, 1, ["c000"])
+    upstream = ReplayUpstream([reply(plans_json())])
+    with search_account(ctx, 1, upstream) as opened:
+        planned = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
+    assert upstream.requests == []
+    assert planned.fallbacks["c000"].startswith("the planner prompt cannot fit the window")
+
+
+def test_the_planner_prompt_fits_a_small_window_by_cutting(tmp_path: Path) -> None:
+    ctx = llm_run(tmp_path, {"context_tokens": 4096, "request": {"max_tokens": 1024}})
+    inputs = improver_inputs(ctx, 1, ["c000"])
+    upstream = ReplayUpstream([reply(plans_json())])
+    with search_account(ctx, 1, upstream) as opened:
+        planned = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
+    assert planned.fallbacks == {}
+    sent = sum(len(m["content"]) for m in upstream.requests[0]["messages"])
+    assert math.ceil(sent / 3) + 16 <= 4096 - 1024 - 204
+
+
+def test_no_nan_reaches_a_prompt_from_an_unpriced_cost(tmp_path: Path) -> None:
+    ctx = llm_run(tmp_path)
+    inputs = improver_inputs(ctx, 1, ["c000"])
+    unpriced = Score("c000", 0.5, math.nan, math.nan, 4, math.nan)
+    inputs = replace(inputs, scores={**inputs.scores, "c000": unpriced})
+    upstream = ReplayUpstream([reply(plans_json())])
+    with search_account(ctx, 1, upstream) as opened:
+        llm_planner.plan_all(opened, inputs, [], {"c000": {}})
+    content = upstream.requests[0]["messages"][1]["content"]
+    assert "NaN" not in content and "Infinity" not in content
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} in the prompt")
+
+    data = json.loads(content.split("```json\n")[1][:-4], parse_constant=refuse)
+    assert data["parent"]["score"]["cost_per_task"] is None
+    assert data["parent"]["score"]["pass_rate"] == 0.5
+
+
+def openai_account(tmp_path: Path, base_url: str, **improver: Any) -> Any:
+    config = {"name": "m", "upstream": "openai", "base_url": base_url, "allow_unpriced": True}
+    return llm_run(tmp_path, {**config, **improver})
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "supported"),
+    [
+        (("say", '{"ok": true}'), True),
+        (("status", 400, None), False),  # response_format refused
+        (("ok",), False),  # accepted but ignored: the answer is not the JSON asked for
+    ],
+)
+def test_the_response_format_probe(
+    tmp_path: Path, behaviour: tuple[Any, ...], supported: bool
+) -> None:
+    with fake_provider([behaviour], default=("say", plans_json())) as provider:
+        ctx = openai_account(tmp_path, provider.base_url)
+        upstream = OpenAIUpstream(provider.base_url, "k")
+        with search_account(ctx, 1, upstream) as opened:
+            assert opened.structured() is supported
+            llm_planner.plan_all(opened, improver_inputs(ctx, 1, ["c000"]), [], {"c000": {}})
+        with search_account(ctx, 2, upstream) as again:  # the run's verdict is kept
+            assert again.structured() is supported
+    probe, planner = provider.requests[0], provider.requests[1]
+    assert probe["response_format"]["type"] == "json_schema" and probe["max_tokens"] == 16
+    assert len(provider.requests) == 2  # one probe per run
+    if supported:
+        spec = planner["response_format"]["json_schema"]
+        assert spec["name"] == "planner" and "plans" in spec["schema"]["properties"]
+        assert "dropped" not in spec["schema"]["properties"]
+    else:
+        assert "response_format" not in planner
+    assert "probe" in set(ctx.ledger.search_calls()["role"])  # metered like any call
+
+
+def test_the_response_format_setting_wins_over_the_probe(tmp_path: Path) -> None:
+    with fake_provider([], default=("say", plans_json())) as provider:
+        ctx = openai_account(tmp_path, provider.base_url, response_format="off")
+        with search_account(ctx, 1, OpenAIUpstream(provider.base_url, "k")) as opened:
+            assert opened.structured() is False
+    assert provider.requests == []
+
+
+def test_an_agents_conversation_is_cut_oldest_first() -> None:
+    messages = [
+        {"role": "system", "content": "s" * 30},
+        {"role": "user", "content": "u" * 30},
+        {"role": "tool", "content": "A" * 3000},
+        {"role": "tool", "content": "B" * 3000},
+    ]
+    # 4 messages: 10 + 10 + 1000 + 1000 tokens + 4 x 8 framing = 2052
+    assert fit_conversation(messages, 1500, None)
+    assert messages[2]["content"].startswith("A" * 200 + " [... 2800 chars cut")
+    assert messages[3]["content"] == "B" * 3000  # the newest result is whole
+    assert not fit_conversation(messages, 100, None)  # the task itself stays whole
