@@ -69,7 +69,12 @@ def test_the_limit_keeps_room_for_the_reply_and_the_estimates_error() -> None:
     assert prompt_limit(32_768, {}) == 32_768 - 2048 - 1638
     llama = "Requested tokens (5000) exceed context window of 4096"
     assert retrimmed_limit(2868, llama) == 2114  # 2868 * 4096 / 5000 * 0.9
-    assert retrimmed_limit(1000, "This model's maximum context length was exceeded") == 700
+    openai = (
+        "This model's maximum context length is 4096 tokens. However, you requested 5018 "
+        "tokens (5010 in the messages, 8 in the completion). Please reduce the length."
+    )
+    assert retrimmed_limit(3000, openai) == 2203  # 3000 * (4096 - 8) / 5010 * 0.9
+    assert retrimmed_limit(1000, "the request exceeds the available context size") == 700
     assert retrimmed_limit(1000, "invalid value for temperature") is None
 
 
@@ -154,31 +159,36 @@ def openai_account(tmp_path: Path, base_url: str, **improver: Any) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("behaviour", "supported"),
+    ("behaviours", "found"),
     [
-        (("say", '{"ok": true}'), True),
-        (("status", 400, None), False),  # response_format refused
-        (("ok",), False),  # accepted but ignored: the answer is not the JSON asked for
+        ([("say", '{"ok": true}')], "json_schema"),
+        ([("status", 400, None), ("say", '{"ok": true}')], "json_object"),  # llama-cpp-python
+        ([("status", 400, None), ("status", 400, None)], ""),  # neither: no format asked
+        ([("ok",), ("ok",)], ""),  # accepted but ignored: the answer is not the JSON asked for
     ],
 )
 def test_the_response_format_probe(
-    tmp_path: Path, behaviour: tuple[Any, ...], supported: bool
+    tmp_path: Path, behaviours: list[tuple[Any, ...]], found: str
 ) -> None:
-    with fake_provider([behaviour], default=("say", plans_json())) as provider:
+    with fake_provider(behaviours, default=("say", plans_json())) as provider:
         ctx = openai_account(tmp_path, provider.base_url)
         upstream = OpenAIUpstream(provider.base_url, "k")
         with search_account(ctx, 1, upstream) as opened:
-            assert opened.structured() is supported
+            assert opened.structured() == found
             llm_planner.plan_all(opened, improver_inputs(ctx, 1, ["c000"]), [], {"c000": {}})
         with search_account(ctx, 2, upstream) as again:  # the run's verdict is kept
-            assert again.structured() is supported
-    probe, planner = provider.requests[0], provider.requests[1]
-    assert probe["response_format"]["type"] == "json_schema" and probe["max_tokens"] == 16
-    assert len(provider.requests) == 2  # one probe per run
-    if supported:
+            assert again.structured() == found
+    probes, planner = provider.requests[:-1], provider.requests[-1]
+    assert len(probes) == len(behaviours)  # one probe per format tried, once per run
+    kinds = [p["response_format"]["type"] for p in probes]
+    assert kinds == ["json_schema", "json_object"][: len(probes)]
+    assert all(p["max_tokens"] == 16 for p in probes)
+    if found == "json_schema":
         spec = planner["response_format"]["json_schema"]
         assert spec["name"] == "planner" and "plans" in spec["schema"]["properties"]
         assert "dropped" not in spec["schema"]["properties"]
+    elif found == "json_object":
+        assert "plans" in planner["response_format"]["schema"]["properties"]
     else:
         assert "response_format" not in planner
     assert "probe" in set(ctx.ledger.search_calls()["role"])  # metered like any call
@@ -188,7 +198,7 @@ def test_the_response_format_setting_wins_over_the_probe(tmp_path: Path) -> None
     with fake_provider([], default=("say", plans_json())) as provider:
         ctx = openai_account(tmp_path, provider.base_url, response_format="off")
         with search_account(ctx, 1, OpenAIUpstream(provider.base_url, "k")) as opened:
-            assert opened.structured() is False
+            assert opened.structured() == ""
     assert provider.requests == []
 
 

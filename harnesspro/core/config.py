@@ -184,9 +184,10 @@ class ImproverConfig(_Strict):
     """The improver model's context window in tokens. Every role fits its prompt to it (the
     reply's `max_tokens`, else a quarter of the window, kept free), cutting its least valuable
     inputs first; None = unknown: prompts are sent as built."""
-    response_format: Literal["auto", "json_schema", "off"] = "auto"
-    """Ask for the reply schema as a `json_schema` response format: `auto` probes an openai
-    upstream once per run with a tiny request; the offline stand-ins never get it."""
+    response_format: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    """Ask for each role's reply schema as a response format: `json_schema` (OpenAI's) or
+    `json_object` with the schema beside it (llama-cpp-python's server); `auto` probes an
+    openai upstream once per run for each in turn; the offline stand-ins never get one."""
 
     @model_validator(mode="after")
     def _replay_needs_a_log(self) -> ImproverConfig:

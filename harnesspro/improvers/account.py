@@ -48,15 +48,16 @@ class SearchUnavailable(Exception):
 
 
 PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-PROBE = {
-    "messages": [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}],
-    "max_tokens": 16,
-    "response_format": {
-        "type": "json_schema", "json_schema": {"name": "probe", "schema": PROBE_SCHEMA}
-    },
-}  # fmt: skip
-"""The cheap request that tells whether the upstream honours `json_schema` response formats:
-it does when the answer is 200 and its content is the JSON object asked for."""
+FORMATS = ("json_schema", "json_object")
+"""The response formats `auto` tries, in order: OpenAI's `json_schema`, then `json_object`
+with the schema beside it (llama-cpp-python's server constrains its output to it)."""
+
+
+def response_format(kind: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The `response_format` request field of a kind (see FORMATS) for a JSON schema."""
+    if kind == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    return {"type": "json_object", "schema": schema}
 
 
 def improver_price(config: RunConfig) -> Price | None:
@@ -116,7 +117,7 @@ class SearchAccount:
         )
         self.tokens = {role: self._token(role) for role in ROLES}
         self._logged = 0
-        self._structured: bool | None = None
+        self._format: str | None = None
 
     def _token(self, role: str) -> str:
         token = f"{role[:4]}-{secrets.token_hex(16)}"
@@ -180,24 +181,36 @@ class SearchAccount:
         self.transcript(role, attempt, messages, content)
         return str(content), rows[-1]
 
-    def structured(self) -> bool:
-        """Whether requests ask for a `json_schema` response format: `response_format` of the
-        config, `auto` probing an openai upstream once per run (the verdict is kept in the
-        run's search folder; the offline stand-ins are never probed)."""
-        if self._structured is None:
+    def structured(self) -> str:
+        """The response format requests ask for ('' = none): `response_format` of the
+        config, `auto` probing an openai upstream once per run for each of FORMATS in turn (the
+        verdict is kept in the run's search folder; the offline stand-ins are never probed)."""
+        if self._format is None:
             setting = self.improver.response_format
             if setting != "auto" or self.improver.upstream != "openai":
-                self._structured = setting == "json_schema"
+                self._format = "" if setting in ("auto", "off") else setting
             else:
-                self._structured = self._probe()
-        return self._structured
+                self._format = self._probed()
+        return self._format
 
-    def _probe(self) -> bool:
+    def _probed(self) -> str:
         kept = self.folder.parent / "response_format.json"
         if kept.is_file():
-            return bool(json.loads(kept.read_text()).get("json_schema"))
+            return str(json.loads(kept.read_text()).get("format", ""))
+        found = next((kind for kind in FORMATS if self._probe(kind)), "")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(json.dumps({"format": found}))
+        return found
+
+    def _probe(self, kind: str) -> bool:
+        """Whether the upstream honours a response format: a 16-token request for a tiny JSON
+        object, answered 200 with exactly that object."""
         start = len(self.gateway.calls)
-        body = {"model": self.improver.name, **PROBE}
+        body = {
+            "model": self.improver.name, "max_tokens": 16,
+            "messages": [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}],
+            "response_format": response_format(kind, "probe", PROBE_SCHEMA),
+        }  # fmt: skip
         try:
             status, payload = self.gateway.chat(self._token("probe"), body)
             content = payload["choices"][0]["message"].get("content") or ""
@@ -205,8 +218,6 @@ class SearchAccount:
         except Exception:  # any failure of the probe means: do not ask for the format
             supported = False
         self.record("probe", start)
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        kept.write_text(json.dumps({"json_schema": supported}))
         return supported
 
     def log(self, role: str, event: dict[str, Any]) -> None:

@@ -4,10 +4,10 @@ validation error, then a reason to fall back on. Never raises for a bad answer.
 Replies are read as real models write them (`tolerant.json_values`: reasoning blocks, fences,
 prose, trailing commas, bad escapes, cut-off output): the last JSON value that validates is the
 answer. A role's `check` may screen the answer item by item (returning the kept part) or name
-a problem that sends it back once. With `response_format` on (config, or auto-detected by
-`structured.supports_schema`) the request asks for the schema as a `json_schema` response
-format. A `fit.Prompt` is trimmed to the model's window before it is sent; an HTTP 400 that
-says the prompt is too long is answered by trimming once more, not by falling back."""
+a problem that sends it back once. With a response format on (the config's, or the one a probe
+found: `SearchAccount.structured`) the request asks for the reply schema in it. A
+`fit.Prompt` is trimmed to the model's window before it is sent; an HTTP 400 that says the
+prompt is too long is answered by trimming once more, not by falling back."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from harnesspro.improvers.account import SearchAccount, SearchUnavailable
+from harnesspro.improvers.account import SearchAccount, SearchUnavailable, response_format
 from harnesspro.improvers.fit import Fitted, Prompt, PromptTooLarge, prompt_limit, render
 from harnesspro.improvers.fit import retrimmed_limit as retrimmed
 from harnesspro.improvers.tolerant import json_values
@@ -104,11 +104,11 @@ def parse(
     return rescued if rescued is not None else problem
 
 
-def response_format(role: str, schema: type[BaseModel]) -> dict[str, Any]:
-    """The `json_schema` response format of a reply schema (screening fields left out)."""
+def reply_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """A reply schema as JSON schema, its screening fields left out."""
     spec = schema.model_json_schema()
     spec.get("properties", {}).pop("dropped", None)
-    return {"type": "json_schema", "json_schema": {"name": role, "schema": spec}}
+    return spec
 
 
 def _fit(account: SearchAccount, role: str, prompt: Prompt, limit: int | None) -> Fitted:
@@ -150,7 +150,8 @@ def ask_json(
 ) -> Answer[T]:
     """Ask `role`'s question; an invalid answer is retried once with the problem named."""
     problem = ""
-    extra = {"response_format": response_format(role, schema)} if account.structured() else {}
+    kind = account.structured()
+    extra = {"response_format": response_format(kind, role, reply_schema(schema))} if kind else {}
     for attempt in range(1, ATTEMPTS + 1):
         try:
             content, rowid, _ = _send(account, role, prompt, attempt, extra)

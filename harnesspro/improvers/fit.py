@@ -32,7 +32,6 @@ MIN_TEXT = 80  # characters below which a text is not cut further
 LENGTH_ERROR = re.compile(
     r"context|too long|too many tokens|maximum.*length|exceed|n_ctx|prompt is too", re.I
 )
-MIN_WINDOW = 512  # the smallest context window a message's numbers are read as
 TRIM_AGAIN = 0.7  # share of the limit the one re-trim keeps when the error names no sizes
 
 
@@ -49,17 +48,30 @@ def prompt_limit(context_tokens: int | None, request: dict[str, Any]) -> int | N
     return max(0, context_tokens - reserve - int(context_tokens * MARGIN))
 
 
+def _number(pattern: str, message: str) -> int | None:
+    found = re.search(pattern, message, re.I)
+    return int(found.group(1)) if found else None
+
+
 def retrimmed_limit(tokens: int, message: str) -> int | None:
     """The smaller limit after an HTTP 400 that says a prompt of `tokens` (estimated) is too
-    long (None when the message is about something else): scaled by the window/requested
-    sizes the message names (numbers of at least 512, the status left out) less 10%, else
-    TRIM_AGAIN of it; never below a quarter."""
+    long (None when the message is about something else). The share kept is what the message's
+    sizes allow, less 10%: the window less the completion over the messages' tokens ("maximum
+    context length is 4096 tokens. However, you requested 5018 tokens (5010 in the messages, 8
+    in the completion)", as OpenAI, vLLM and llama-cpp-python say it), else the window over the
+    requested tokens, else TRIM_AGAIN; never below a quarter."""
     if not LENGTH_ERROR.search(message):
         return None
-    sizes = sorted(int(n) for n in re.findall(r"\d+", re.sub(r"HTTP \d+", "", message)))
-    sizes = [n for n in sizes if n >= MIN_WINDOW]
-    share = sizes[0] / sizes[-1] * 0.9 if len(sizes) >= 2 and sizes[0] < sizes[-1] else TRIM_AGAIN
-    return int(tokens * max(share, 0.25))
+    window = _number(r"(?:context (?:length|window|size)(?: is| of)?|n_ctx)\D{0,3}(\d+)", message)
+    requested = _number(r"requested\D{0,10}(\d+)", message)
+    in_messages = _number(r"(\d+) (?:tokens )?in the messages", message)
+    completion = _number(r"(\d+) (?:tokens )?in the completion", message) or 0
+    share = TRIM_AGAIN
+    if window and in_messages:
+        share = (window - completion) / in_messages * 0.9
+    elif window and requested:
+        share = window / requested * 0.9
+    return int(tokens * min(max(share, 0.25), TRIM_AGAIN if share >= 1 else 1.0))
 
 
 def shrink(value: Any, tail: bool = False) -> tuple[Any, bool]:
