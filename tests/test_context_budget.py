@@ -5,6 +5,7 @@ once per run against a fake provider."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 from collections.abc import Mapping
@@ -14,17 +15,20 @@ from typing import Any
 
 import pytest
 
+from harnesspro.core.config import ModelConfig
 from harnesspro.core.records import Score
 from harnesspro.core.retry import UpstreamError
 from harnesspro.evolution.improve import search_account
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.upstream import ReplayUpstream
+from harnesspro.execution.rollout import run_rollout
 from harnesspro.fakes.provider import fake_provider
 from harnesspro.improvers.fit import Prompt, PromptTooLarge, prompt_limit, retrimmed_limit
 from harnesspro.improvers.tolerant import fit_conversation
 from harnesspro.planner import llm as llm_planner
+from harnesspro.run.context import seed_template
 from harnesspro.run.disclosure import improver_inputs
-from tests.conftest import llm_run, reply
+from tests.conftest import inputs_for_harness, llm_run, reply
 from tests.test_llm_improvers import plans_json
 
 SYSTEM = "x" * 300  # 100 tokens + 8 of framing = 108
@@ -214,3 +218,42 @@ def test_an_agents_conversation_is_cut_oldest_first() -> None:
     assert messages[2]["content"].startswith("A" * 200 + " [... 2800 chars cut")
     assert messages[3]["content"] == "B" * 3000  # the newest result is whole
     assert not fit_conversation(messages, 100, None)  # the task itself stays whole
+
+
+def seed_hooks() -> Any:
+    path = Path(seed_template()) / "agent" / "hooks.py"
+    spec = importlib.util.spec_from_file_location("seed_hooks", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_seed_cuts_its_oldest_tool_result_to_fit_the_targets_window() -> None:
+    hooks = seed_hooks()
+    messages = [
+        {"role": "system", "content": "s" * 300},
+        {"role": "user", "content": "u" * 300},
+        {"role": "tool", "content": "A" * 1500},
+        {"role": "tool", "content": "B" * 900},
+    ]
+    # window 1000: the prompt may use 1000 - 250 (a quarter for the reply) - 50 (5%) = 700;
+    # it needs ceil(3000 / 3) + 4 x 8 = 1032; with A cut to 200 + 39 characters of marker,
+    # ceil(1739 / 3) + 32 = 612
+    assert hooks.fit_context(messages, None, 1000) == 1
+    assert messages[2]["content"] == "A" * 200 + " [... 1300 chars cut to fit the window]"
+    assert messages[3]["content"] == "B" * 900 and hooks.estimated_tokens(messages, None) == 612
+    assert hooks.fit_context(messages, None, 1000) == 0  # it fits: nothing more is cut
+
+
+def test_the_targets_window_reaches_the_harness(tmp_path: Path) -> None:
+    harness = tmp_path / "probe"
+    harness.mkdir()
+    code = "import os; open('ctx.txt', 'w').write(os.environ.get('HARNESSPRO_CONTEXT_TOKENS', '-'))"
+    (harness / "harness.toml").write_text(
+        f'[harness]\ncommand = ["{{python}}", "-c", {json.dumps(code)}]\n'
+    )
+    inputs = inputs_for_harness(harness)
+    result = run_rollout(replace(inputs, model=ModelConfig(context_tokens=4096)))
+    assert result.workspace["ctx.txt"] == b"4096"
+    assert run_rollout(inputs).workspace["ctx.txt"] == b"-"  # unknown: not passed

@@ -114,6 +114,10 @@ class ModelConfig(_Strict):
     """Environment variable holding the provider key; read only by the gateway."""
     allow_unpriced: bool = False
     """Run a model with no known price; its cost is then reported as unknown, never as 0."""
+    context_tokens: int | None = Field(None, ge=512)
+    """The model's context window in tokens, passed to the harness as
+    HARNESSPRO_CONTEXT_TOKENS; the seed cuts its oldest tool results to fit it (None = unknown:
+    not passed)."""
     behaviour: BehaviourConfig = BehaviourConfig()
     """The scripted policy's behaviour profile (upstream: scripted only)."""
     latency: LatencyConfig | None = None
