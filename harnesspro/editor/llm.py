@@ -31,9 +31,10 @@ from harnesspro.sandbox import Limits, Mount, SandboxUnavailable, make_sandbox
 PROMPT = "editor.v2"
 EDIT_AGENT = Path(__file__).with_name("agent.py")
 TOLERANT = Path(tolerant.__file__)
-RANKED = ("example", "layout", "feedback")
+RANKED = ("example", "layout", "feedback", "plan")
 """The editor's inputs cut first when the window is small: the catalog example's reference
-diff, then the file list and manifest; the plan is kept."""
+diff, then the file list and manifest, the feedback, and last the plan's longest texts (the
+plan itself is never dropped)."""
 OPENING_SHARE = 0.6
 """Share of the window the opening request (system, inputs, tools) may use: the rest is for
 the files the agent reads and writes."""
@@ -179,7 +180,8 @@ class LLMEditor:
             data = job_inputs(worktree, plan, feedback)
             limit = prompt_limit(self.improver.context_tokens, self.improver.request)
             opening = None if limit is None else int(limit * OPENING_SHARE) - TOOLS_TOKENS
-            fitted = Prompt(load_prompt(PROMPT), "Inputs:", data, RANKED).fit(opening)
+            prompt = Prompt(load_prompt(PROMPT), "Inputs:", data, RANKED, frozenset({"plan"}))
+            fitted = prompt.fit(opening)
             if fitted.cuts:
                 self.account.log("editor", {"fitted": fitted.tokens, "cut": list(fitted.cuts)})
             job = {
