@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import shutil
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -16,15 +17,16 @@ from typing import Any
 import pytest
 
 from harnesspro.core.config import ModelConfig
-from harnesspro.core.records import Score
+from harnesspro.core.records import Plan, Score
 from harnesspro.core.retry import UpstreamError
+from harnesspro.editor.llm import LLMEditor
 from harnesspro.evolution.improve import search_account
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.execution.rollout import run_rollout
 from harnesspro.fakes.provider import fake_provider
 from harnesspro.improvers.fit import Prompt, PromptTooLarge, prompt_limit, retrimmed_limit
-from harnesspro.improvers.tolerant import fit_conversation
+from harnesspro.improvers.tolerant import fit_conversation, message_tokens
 from harnesspro.planner import llm as llm_planner
 from harnesspro.run.context import seed_template
 from harnesspro.run.disclosure import improver_inputs
@@ -257,3 +259,26 @@ def test_the_targets_window_reaches_the_harness(tmp_path: Path) -> None:
     result = run_rollout(replace(inputs, model=ModelConfig(context_tokens=4096)))
     assert result.workspace["ctx.txt"] == b"4096"
     assert run_rollout(inputs).workspace["ctx.txt"] == b"-"  # unknown: not passed
+
+
+def test_the_editing_agent_fits_its_window_and_runs_calls_written_as_text(
+    tmp_path: Path,
+) -> None:
+    ctx = llm_run(tmp_path, {"context_tokens": 4096, "request": {"max_tokens": 512}})
+    worktree = tmp_path / "work"
+    shutil.copytree(seed_template(), worktree, ignore=shutil.ignore_patterns("__pycache__"))
+    call = {"name": "create_file", "arguments": {"file_path": "notes.md", "file_text": "hi\n"}}
+    upstream = ReplayUpstream([reply(f"<tool_call>{json.dumps(call)}</tool_call>"), reply("Done.")])
+    plan = Plan(
+        "c000", "balanced", "notice-6", "r" * 1000, 0.0, -0.1, kind="free", change="c" * 2000
+    )
+    with search_account(ctx, 1, upstream) as opened:
+        note = LLMEditor(opened, opened.improver)(worktree, plan, "")
+    assert "done after 2 steps; wrote notes.md" in note
+    assert (worktree / "notes.md").read_text() == "hi\n"
+    limit = 4096 - 512 - 204
+    first = upstream.requests[0]
+    assert message_tokens(first["messages"], first["tools"]) <= limit * 0.6
+    log = (ctx.run.root / "search" / "epoch-1" / "calls.jsonl").read_text().splitlines()
+    cuts = [json.loads(line)["cut"] for line in log if '"cut"' in line]
+    assert any(c.startswith("plan: ") for c in cuts[0])
