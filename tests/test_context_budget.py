@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harnesspro.core.config import ModelConfig
+from harnesspro.core.config import ImproverConfig, ModelConfig
 from harnesspro.core.records import Plan, Score
 from harnesspro.core.retry import UpstreamError
 from harnesspro.editor.llm import LLMEditor
@@ -25,6 +25,7 @@ from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.execution.rollout import run_rollout
 from harnesspro.fakes.provider import fake_provider
+from harnesspro.improvers.account import make_improver_upstream
 from harnesspro.improvers.fit import Prompt, PromptTooLarge, prompt_limit, retrimmed_limit
 from harnesspro.improvers.tolerant import fit_conversation, message_tokens
 from harnesspro.planner import llm as llm_planner
@@ -282,3 +283,9 @@ def test_the_editing_agent_fits_its_window_and_runs_calls_written_as_text(
     log = (ctx.run.root / "search" / "epoch-1" / "calls.jsonl").read_text().splitlines()
     cuts = [json.loads(line)["cut"] for line in log if '"cut"' in line]
     assert any(c.startswith("plan: ") for c in cuts[0])
+
+
+def test_the_improver_timeout_reaches_the_upstream() -> None:
+    improver = ImproverConfig(upstream="openai", base_url="http://127.0.0.1:9/v1", timeout_s=7)
+    upstream = make_improver_upstream(improver)
+    assert isinstance(upstream, OpenAIUpstream) and upstream.client.timeout == 7

@@ -188,6 +188,9 @@ class ImproverConfig(_Strict):
     """The improver model's context window in tokens. Every role fits its prompt to it (the
     reply's `max_tokens`, else a quarter of the window, kept free), cutting its least valuable
     inputs first; None = unknown: prompts are sent as built."""
+    timeout_s: float = Field(120.0, gt=0, le=DAY_S)
+    """Seconds one improver call may take (upstream: openai) before the gateway counts it as
+    timed out and retries it; a local model on a busy CPU may need more."""
     response_format: Literal["auto", "json_schema", "json_object", "off"] = "auto"
     """Ask for each role's reply schema as a response format: `json_schema` (OpenAI's) or
     `json_object` with the schema beside it (llama-cpp-python's server); `auto` probes an

@@ -88,7 +88,7 @@ def make_improver_upstream(improver: ImproverConfig) -> Upstream:
     cls = upstream_class(name)
     if name == "openai":
         key = os.environ.get(improver.api_key_env or "", "")
-        upstream: Upstream = cls(improver.base_url, key)
+        upstream: Upstream = cls(improver.base_url, key, improver.timeout_s)
     else:
         upstream = cls()
     return upstream
