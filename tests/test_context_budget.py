@@ -19,7 +19,8 @@ import pytest
 from harnesspro.core.config import ImproverConfig, ModelConfig
 from harnesspro.core.records import Plan, Score
 from harnesspro.core.retry import UpstreamError
-from harnesspro.editor.llm import LLMEditor
+from harnesspro.editor import agent
+from harnesspro.editor.llm import TOOLS_TOKENS, LLMEditor
 from harnesspro.evolution.improve import search_account
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.upstream import ReplayUpstream
@@ -289,3 +290,7 @@ def test_the_improver_timeout_reaches_the_upstream() -> None:
     improver = ImproverConfig(upstream="openai", base_url="http://127.0.0.1:9/v1", timeout_s=7)
     upstream = make_improver_upstream(improver)
     assert isinstance(upstream, OpenAIUpstream) and upstream.client.timeout == 7
+
+
+def test_the_editors_tool_allowance_covers_the_agents_tools() -> None:
+    assert message_tokens([], agent.TOOLS) <= TOOLS_TOKENS
