@@ -32,6 +32,7 @@ from harnesspro.core.rollout_budget import RolloutBudget
 from harnesspro.execution.gateway.prices import lookup_price
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ReplayUpstream, Upstream
+from harnesspro.improvers.formats import FORMATS, PROBE_SCHEMA, response_format
 
 ROLES = ("analyzer", "planner", "editor", "synthesizer")
 UNKNOWN = "unknown"
@@ -45,19 +46,6 @@ class SearchUnavailable(Exception):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
-
-
-PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-FORMATS = ("json_schema", "json_object")
-"""The response formats `auto` tries, in order: OpenAI's `json_schema`, then `json_object`
-with the schema beside it (llama-cpp-python's server constrains its output to it)."""
-
-
-def response_format(kind: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The `response_format` request field of a kind (see FORMATS) for a JSON schema."""
-    if kind == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
-    return {"type": "json_object", "schema": schema}
 
 
 def improver_price(config: RunConfig) -> Price | None:

@@ -19,9 +19,10 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from harnesspro.improvers.account import SearchAccount, SearchUnavailable, response_format
+from harnesspro.improvers.account import SearchAccount, SearchUnavailable
 from harnesspro.improvers.fit import Fitted, Prompt, PromptTooLarge, prompt_limit, render
 from harnesspro.improvers.fit import retrimmed_limit as retrimmed
+from harnesspro.improvers.formats import response_format
 from harnesspro.improvers.tolerant import json_values
 
 __all__ = ["Answer", "ask_json", "describe", "extract_json", "load_prompt", "parse", "render"]

@@ -54,19 +54,8 @@ def fenced(text: str, lang: str = "json") -> str:
 
 
 def planner() -> list[tuple[str, str, int]]:
-    """(style, content, expected usable plans)."""
+    """(style, content, expected usable plans): the shapes replies come in."""
     full = dumps(THREE)
-    long_why = "The analyzer saw long outputs in every rollout. " * 40
-    words = [
-        {**COST, "levers": ["Tool output truncation"]},
-        {**BAL, "levers": ["max steps / tool-call budget"]},
-        {**PERF, "levers": ["Final answer verification"]},
-    ]
-    spelled = [
-        {**COST, "directive": "Cost First"},
-        {**BAL, "directive": "balanced approach"},
-        {**PERF, "directive": "PERFORMANCE_FIRST"},
-    ]
     return [
         ("plain", full, 3),
         ("preamble+fence", "Here are my three plans for c000:\n\n" + fenced(full), 3),
@@ -89,6 +78,24 @@ def planner() -> list[tuple[str, str, int]]:
         ("schema-echo-then-answer", 'The schema is {"plans": [...]}. My answer:\n' + full, 3),
         ("uppercase-fence+comments", "```JSON\n" + full.replace(
             '"plans": [', '"plans": [ // one per directive') + "\n```", 3),
+    ]  # fmt: skip
+
+
+def planner_fields() -> list[tuple[str, str, int]]:
+    """Replies whose fields are written otherwise (the planner's second half)."""
+    full = dumps(THREE)
+    long_why = "The analyzer saw long outputs in every rollout. " * 40
+    words = [
+        {**COST, "levers": ["Tool output truncation"]},
+        {**BAL, "levers": ["max steps / tool-call budget"]},
+        {**PERF, "levers": ["Final answer verification"]},
+    ]
+    spelled = [
+        {**COST, "directive": "Cost First"},
+        {**BAL, "directive": "balanced approach"},
+        {**PERF, "directive": "PERFORMANCE_FIRST"},
+    ]
+    return [
         ("bare-list", dumps([COST, BAL, PERF]), 3),
         ("wrapper-object", dumps({"response": THREE}), 3),
         ("percentages", dumps({"plans": [
@@ -261,20 +268,23 @@ def native(name: str, arguments: str) -> dict[str, Any]:
     return {"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+def say(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def calls(*tool_calls: dict[str, Any], text: str = "") -> dict[str, Any]:
+    return {"role": "assistant", "content": text, "tool_calls": list(tool_calls)}
+
+
+WRITE = call("write_file", path="harness.yaml", content=YAML_EDIT)
+REPLACE = call("replace_in_file", path="harness.yaml", old="max_steps: 50", new="max_steps: 30")
+RAW_HOOK = json.dumps(call("write_file", path="agent/my_hooks.py", content=HOOK)["arguments"])
+RAW_HOOK = RAW_HOOK.replace("\\\\", "\\")  # a model that escaped no backslash
+
+
 def editor() -> list[tuple[str, dict[str, Any], str | None]]:
     """(style, assistant message, the tool the reply calls)."""
-    write = call("write_file", path="harness.yaml", content=YAML_EDIT)
-    replace = call("replace_in_file", path="harness.yaml", old="max_steps: 50",
-                   new="max_steps: 30")  # fmt: skip
-    hook = call("write_file", path="agent/my_hooks.py", content=HOOK)
-    raw_hook = json.dumps(hook["arguments"]).replace("\\\\", "\\")
-
-    def say(text: str) -> dict[str, Any]:
-        return {"role": "assistant", "content": text}
-
-    def calls(*tool_calls: dict[str, Any], text: str = "") -> dict[str, Any]:
-        return {"role": "assistant", "content": text, "tool_calls": list(tool_calls)}
-
+    write, raw_hook = WRITE, RAW_HOOK
     return [
         ("native", calls(native("read_file", '{"path": "harness.yaml"}')), "read_file"),
         ("native-trailing-comma", calls(native("read_file", '{"path": "harness.yaml",}')),
@@ -285,6 +295,13 @@ def editor() -> list[tuple[str, dict[str, Any], str | None]]:
                                          text="<think>check it</think>"), "run_checks"),
         ("native-empty-arguments", calls(native("run_checks", "")), "run_checks"),
         ("hermes-tags", say("<tool_call>\n" + dumps(write) + "\n</tool_call>"), "write_file"),
+    ] + editor_text()  # fmt: skip
+
+
+def editor_text() -> list[tuple[str, dict[str, Any], str | None]]:
+    """Replies that write their tool call in their text."""
+    write, replace, raw_hook = WRITE, REPLACE, RAW_HOOK
+    return [
         ("fenced-json", say("I'll edit the config.\n" + fenced(dumps(replace))),
          "replace_in_file"),
         ("think-then-json", say("<think>The plan wants a notice after {6} calls.</think>\n"
@@ -341,8 +358,8 @@ def editor() -> list[tuple[str, dict[str, Any], str | None]]:
 
 def main() -> None:
     roles: dict[str, list[Any]] = {
-        "planner": planner(), "analyzer": analyzer(), "synthesizer": synthesizer(),
-        "editor": editor(),
+        "planner": planner() + planner_fields(), "analyzer": analyzer(),
+        "synthesizer": synthesizer(), "editor": editor(),
     }  # fmt: skip
     for role, rows in roles.items():
         with (HERE / f"{role}.jsonl").open("w") as out:
