@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from harnesspro.analyzer import llm as llm_analyzer
+from harnesspro.core.records import Trace
 from harnesspro.editor import agent
 from harnesspro.improvers import lenient
+from harnesspro.improvers.ask import parse
 from harnesspro.improvers.tolerant import calls_in_text, json_values, strip_reasoning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,3 +112,14 @@ def test_tool_calls_written_as_text_are_calls() -> None:
     }
     assert calls_in_text("Done: the notice is in place.", {"write_file"}) == []
     assert agent.arguments('{"file_path": "x", "cmd": "ls",}') == {"path": "x", "command": "ls"}
+
+
+def test_an_echo_of_the_analyzers_inputs_is_no_answer() -> None:
+    """gemma-3-270m answered the analyzer with its inputs (the llama.cpp acceptance run)."""
+    tasks, observed = [{"task_id": "t", "rollouts": 2}], [{"task_id": "t", "kind": "x"}]
+    echo = json.dumps({"candidate": "c000", "tasks": tasks, "observed": observed})
+    traces = [Trace("k0", "c000", "t", False, "", 10, 3)]
+    outcome = parse(echo, llm_analyzer.AnalyzerReply, llm_analyzer.checker(traces, True))
+    assert outcome == "(top level): Value error, the reply has neither `diagnoses` nor `excerpt`"
+    empty = parse('{"diagnoses": []}', llm_analyzer.AnalyzerReply)
+    assert isinstance(empty, llm_analyzer.AnalyzerReply) and empty.diagnoses == []

@@ -69,7 +69,12 @@ class AnalyzerReply(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _screen(cls, data: Any) -> Any:
-        return lenient.screen_items(data, "diagnoses", DiagnosisOut, "kind")
+        data = lenient.screen_items(data, "diagnoses", DiagnosisOut, "kind")
+        if isinstance(data, dict) and not {"diagnoses", "excerpt"} & set(data):
+            # an object with neither (the inputs echoed back, say) is no answer; "no problems"
+            # is {"diagnoses": []}
+            raise ValueError("the reply has neither `diagnoses` nor `excerpt`")
+        return data
 
 
 def _known(value: object) -> object:
