@@ -38,7 +38,7 @@ plan itself is never dropped)."""
 OPENING_SHARE = 0.6
 """Share of the window the opening request (system, inputs, tools) may use: the rest is for
 the files the agent reads and writes."""
-TOOLS_TOKENS = 700
+TOOLS_TOKENS = 750
 """The estimated tokens of the agent's tool definitions (agent.TOOLS: about 1,750 characters)."""
 SKIPPED = (".git", "__pycache__")
 FILE_CAP = 1_000_000  # bytes; larger files the agent wrote are not synced back

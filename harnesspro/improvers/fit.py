@@ -3,7 +3,7 @@ model's window.
 
 A role's prompt is a system prompt plus one JSON document of named parts (`Prompt.data`);
 `Prompt.ranked` lists the parts least valuable first. `Prompt.fit(limit)` estimates the
-request's tokens (`tolerant.message_tokens`: characters / 3 plus framing per message) and,
+request's tokens (`tolerant.message_tokens`: characters / 2.5 plus framing per message) and,
 while it is over `limit`, shrinks the least valuable part still present by about half - a
 list keeps its first half (its last half for the parts in `tail`, e.g. the newest lessons),
 a text keeps its head and tail with the middle cut, an object shrinks its largest field - and

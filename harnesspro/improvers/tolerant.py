@@ -26,10 +26,12 @@ import math
 import re
 from typing import Any
 
-CHARS_PER_TOKEN = 3.0
-"""Characters per token of the estimate. English prose runs at about 4 with the common BPE
-tokenizers, JSON and code nearer 3 (punctuation and indentation are tokens of their own): the
-prompts here are mostly JSON, so 3 (an over-count for prose, a safety margin of its own)."""
+CHARS_PER_TOKEN = 2.5
+"""Characters per token of the estimate. English prose runs at 3.5-4 with the common
+tokenizers, JSON and code lower (punctuation, digits and indentation): gemma-3's tokenizer
+counted 2.55-2.8 characters per token on the synthesizer's, planner's and analyzer's prompts
+of the llama.cpp acceptance run (3.6 on the editor's prose), so 2.5, an over-count for
+prose that is the estimate's safety margin."""
 MESSAGE_OVERHEAD = 8  # tokens of chat-template framing per message
 KEEP_CHARS = 200  # a tool result or argument cut to fit keeps this much of its head
 REASONING = re.compile(

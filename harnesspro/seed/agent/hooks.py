@@ -14,7 +14,7 @@ import json
 import math
 import os
 
-CHARS_PER_TOKEN = 3.0  # harnesspro's documented estimate (improvers/tolerant.py), over-counting
+CHARS_PER_TOKEN = 2.5  # harnesspro's documented estimate (improvers/tolerant.py), over-counting
 MESSAGE_OVERHEAD = 8  # tokens of chat-template framing per message
 KEEP_CHARS = 200  # a tool result cut to fit the window keeps this much of its head
 
