@@ -5,8 +5,12 @@ only), the diffs between candidates with their measured effects, the proposer me
 plans, predictions, measured effects, verdicts) and the catalog as worked examples. Each plan
 names its levers, the change in words, the files it will touch, its predicted change in pass
 rate and cost, and the coreset tasks it expects to flip. A plan named after a catalog example
-with no change text is that catalog edit. An invalid answer is retried once; then the
-catalog planner plans, and the plan's rationale says why."""
+with no change text is that catalog edit. The reply is screened plan by plan: a plan with a
+bad field, an excluded name or no known lever is dropped with its reason (levers in other
+words are mapped to the catalog's), and a directive left without a usable plan gets the
+catalog planner's plan for it. A reply with no usable plan is retried once; then the catalog
+planner plans, and the plan's rationale says why. The prompt is fitted to
+`improver_model.context_tokens` (`fit.Prompt`, its parts cut in the order of RANKED)."""
 
 from __future__ import annotations
 
