@@ -154,44 +154,55 @@ def test_malformed_json_is_retried_once_then_the_catalog_plans(
     assert notes[0].endswith("; retried") and notes[1].endswith("; falling back")
 
 
-def test_undescribed_free_plan_is_retried_once_then_the_catalog_plans(tmp_path: Path) -> None:
+def test_an_undescribed_free_plan_is_dropped_and_its_directive_planned_by_the_catalog(
+    tmp_path: Path,
+) -> None:
     replay = DATA / "planner_undescribed_change.jsonl"
     ctx = llm_run(tmp_path, {"upstream": "replay", "replay_log": str(replay)})
     inputs = improver_inputs(ctx, 1, ["c000"])
     with search_account(ctx, 1) as opened:  # the configured replay upstream
         planned = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
-    reason = planned.fallbacks["c000"]
-    assert reason.startswith(
-        "invalid answer after one retry: plan 'turbo-mode-v2' is not a catalog example"
-    )
-    assert all(p.mechanism in CATALOG for p in planned.plans)
-    assert all("catalog fallback (llm planner: invalid" in p.rationale for p in planned.plans)
-    transcript = (ctx.run.root / "search" / "epoch-1" / "calls.jsonl").read_text().splitlines()
-    retry = json.loads(transcript[1])["messages"][-1]["content"]
-    assert "plan 'turbo-mode' is not a catalog example: describe the change" in retry
+    assert planned.fallbacks == {}  # the other two plans of the reply are used: no retry
+    by_directive = {p.directive: p for p in planned.plans}
+    assert by_directive["balanced"].mechanism == "compress_output"
+    assert by_directive["performance-first"].mechanism == "verify_before_submit"
+    filled = by_directive["cost-first"]
+    assert filled.mechanism in CATALOG and filled.mechanism != "turbo-mode"
+    assert filled.rationale.startswith("catalog plan for a directive the llm planner left")
+    (note,) = ctx.ledger.search_calls()["note"]
+    why = "plan 'turbo-mode' is not a catalog example and describes no change"
+    assert note == f"used; dropped {why}"
 
 
-def test_a_retry_that_fixes_the_answer_is_used(
+def test_a_second_plan_for_a_directive_is_dropped_not_the_reply(
     account: tuple[RunContext, ReplayUpstream, SearchAccount],
 ) -> None:
     ctx, upstream, opened = account
     twice = [*PLANS[:2], ("performance-first", "compress_output", 0.0, 0.0)]
-    upstream.replies += [reply(plans_json(twice)), reply(plans_json())]
+    upstream.replies += [reply(plans_json(twice))]
     planned = llm_planner.plan_all(opened, improver_inputs(ctx, 1, ["c000"]), [], {"c000": {}})
-    assert planned.fallbacks == {}
-    assert [p.mechanism for p in planned.plans] == [m for _, m, _, _ in PLANS]
-    notes = list(ctx.ledger.search_calls()["note"])
-    assert notes == ["invalid: the plans must have different names; retried", "used"]
+    assert planned.fallbacks == {} and len(upstream.requests) == 1
+    assert [p.mechanism for p in planned.plans][:2] == ["concise_prompt", "compress_output"]
+    assert planned.plans[2].directive == "performance-first"
+    assert planned.plans[2].mechanism not in ("concise_prompt", "compress_output")
+    (note,) = ctx.ledger.search_calls()["note"]
+    assert "'compress_output': a second plan for performance-first or its name" in note
 
 
-def test_excluded_mechanisms_are_refused(
+def test_excluded_mechanisms_are_dropped(
     account: tuple[RunContext, ReplayUpstream, SearchAccount],
 ) -> None:
     ctx, _, _ = account
     check = llm_planner.checker({"concise_prompt"}, set())
     reply_ = llm_planner.PlannerReply.model_validate_json(plans_json())
-    assert check(reply_) == "'concise_prompt' is already on this lineage or was tried here; skip it"
-    assert llm_planner.checker(set(), set())(reply_) == ""
+    screened = check(reply_)
+    assert isinstance(screened, llm_planner.PlannerReply)
+    assert [p.name for p in screened.plans] == ["compress_output", "verify_before_submit"]
+    assert screened.dropped == ["'concise_prompt' is already on this lineage or was tried here"]
+    every = llm_planner.checker({m for _, m, _, _ in PLANS}, set())
+    assert str(every(reply_)).startswith("no usable plan ('concise_prompt' is already on")
+    kept = llm_planner.checker(set(), set())(reply_)
+    assert isinstance(kept, llm_planner.PlannerReply) and len(kept.plans) == 3
 
 
 def test_analyzer_drills_into_one_trajectory_then_diagnoses(

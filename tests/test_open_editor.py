@@ -271,21 +271,35 @@ def test_free_form_plans_are_recorded_with_their_fields(opened: Opened) -> None:
 
 
 @pytest.mark.parametrize(
-    ("change", "refusal"),
+    ("change", "dropped"),
     [
-        ({"levers": ["vibes"]}, "unknown lever(s) ['vibes']"),
-        ({"expected_flips": ["not-a-task"]}, "expected_flips names tasks outside the coreset"),
-        ({"change": ""}, "plan 'trim-listing' is not a catalog example: describe the change"),
+        ({"levers": ["vibes"]}, "'trim-listing': no lever of ['vibes'] is one of `levers`"),
+        ({"change": ""}, "plan 'trim-listing' is not a catalog example and describes no change"),
     ],
 )
-def test_free_form_plans_are_checked(
-    opened: Opened, change: dict[str, object], refusal: str
+def test_a_free_form_plan_that_fails_a_check_is_dropped_alone(
+    opened: Opened, change: dict[str, object], dropped: str
 ) -> None:
     ctx, _, _ = opened
     answer = llm_planner.PlannerReply.model_validate_json(
         free_answer(list(ctx.splits.coreset), **change)
     )
-    assert llm_planner.checker(set(), set(ctx.splits.coreset))(answer).startswith(refusal)
+    screened = llm_planner.checker(set(), set(ctx.splits.coreset))(answer)
+    assert isinstance(screened, llm_planner.PlannerReply)
+    assert screened.dropped == [dropped] and len(screened.plans) == 2
+
+
+def test_levers_in_other_words_and_flips_outside_the_coreset_are_normalised(
+    opened: Opened,
+) -> None:
+    ctx, _, _ = opened
+    levers = ["Tool output truncation", "vibes"]
+    text = free_answer(list(ctx.splits.coreset), levers=levers, expected_flips=["not-a-task"])
+    answer = llm_planner.PlannerReply.model_validate_json(text)
+    screened = llm_planner.checker(set(), set(ctx.splits.coreset))(answer)
+    assert isinstance(screened, llm_planner.PlannerReply) and len(screened.plans) == 3
+    assert screened.plans[0].levers == ["context management"]
+    assert screened.plans[0].expected_flips == []
 
 
 @pytest.mark.slow

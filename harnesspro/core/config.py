@@ -114,6 +114,10 @@ class ModelConfig(_Strict):
     """Environment variable holding the provider key; read only by the gateway."""
     allow_unpriced: bool = False
     """Run a model with no known price; its cost is then reported as unknown, never as 0."""
+    context_tokens: int | None = Field(None, ge=512)
+    """The model's context window in tokens, passed to the harness as
+    HARNESSPRO_CONTEXT_TOKENS; the seed cuts its oldest tool results to fit it (None = unknown:
+    not passed)."""
     behaviour: BehaviourConfig = BehaviourConfig()
     """The scripted policy's behaviour profile (upstream: scripted only)."""
     latency: LatencyConfig | None = None
@@ -180,6 +184,17 @@ class ImproverConfig(_Strict):
     """Use an improver model with no known price; its cost is then reported as unknown."""
     request: dict[str, Any] = Field(default_factory=dict)
     """Extra request parameters for every improver call, e.g. {temperature: 0}."""
+    context_tokens: int | None = Field(None, ge=512)
+    """The improver model's context window in tokens. Every role fits its prompt to it (the
+    reply's `max_tokens`, else a quarter of the window, kept free), cutting its least valuable
+    inputs first; None = unknown: prompts are sent as built."""
+    timeout_s: float = Field(120.0, gt=0, le=DAY_S)
+    """Seconds one improver call may take (upstream: openai) before the gateway counts it as
+    timed out and retries it; a local model on a busy CPU may need more."""
+    response_format: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    """Ask for each role's reply schema as a response format: `json_schema` (OpenAI's) or
+    `json_object` with the schema beside it (llama-cpp-python's server); `auto` probes an
+    openai upstream once per run for each in turn; the offline stand-ins never get one."""
 
     @model_validator(mode="after")
     def _replay_needs_a_log(self) -> ImproverConfig:

@@ -157,6 +157,8 @@ def _run_harness(
         "PYTHONPATH": python_path,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if inputs.model.context_tokens:  # the window the harness's prompts must fit
+        env["HARNESSPRO_CONTEXT_TOKENS"] = str(inputs.model.context_tokens)
     port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
     # -S: the forwarder is standard library only, and skipping site saves most of its start-up
     forward = [sys.executable, "-S", at(mounts, "/harnesspro/forwarder.py")]

@@ -32,6 +32,7 @@ from harnesspro.core.rollout_budget import RolloutBudget
 from harnesspro.execution.gateway.prices import lookup_price
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ReplayUpstream, Upstream
+from harnesspro.improvers.formats import FORMATS, PROBE_SCHEMA, response_format
 
 ROLES = ("analyzer", "planner", "editor", "synthesizer")
 UNKNOWN = "unknown"
@@ -39,7 +40,12 @@ USAGE_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output", "rea
 
 
 class SearchUnavailable(Exception):
-    """An improver call could not be made or failed; the message is the one-line reason."""
+    """An improver call could not be made or failed; the message is the one-line reason,
+    `status` the upstream's HTTP status when it answered with an error."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def improver_price(config: RunConfig) -> Price | None:
@@ -70,7 +76,7 @@ def make_improver_upstream(improver: ImproverConfig) -> Upstream:
     cls = upstream_class(name)
     if name == "openai":
         key = os.environ.get(improver.api_key_env or "", "")
-        upstream: Upstream = cls(improver.base_url, key)
+        upstream: Upstream = cls(improver.base_url, key, improver.timeout_s)
     else:
         upstream = cls()
     return upstream
@@ -99,6 +105,7 @@ class SearchAccount:
         )
         self.tokens = {role: self._token(role) for role in ROLES}
         self._logged = 0
+        self._format: str | None = None
 
     def _token(self, role: str) -> str:
         token = f"{role[:4]}-{secrets.token_hex(16)}"
@@ -131,10 +138,18 @@ class SearchAccount:
             )
 
     # -- calls ------------------------------------------------------------------------------
-    def chat(self, role: str, messages: list[dict[str, Any]], attempt: int = 1) -> tuple[str, int]:
-        """One metered call from the driver; returns (the reply's text, its ledger row id)."""
+    def chat(
+        self,
+        role: str,
+        messages: list[dict[str, Any]],
+        attempt: int = 1,
+        extra: dict[str, Any] | None = None,
+    ) -> tuple[str, int]:
+        """One metered call from the driver; returns (the reply's text, its ledger row id).
+        `extra` adds request fields (a response format) to the configured ones."""
         self.check_budget()
         body = {"model": self.improver.name, "messages": messages, **self.improver.request}
+        body.update(extra or {})
         start = len(self.gateway.calls)
         try:
             status, payload = self.gateway.chat(self.tokens[role], body)
@@ -145,13 +160,58 @@ class SearchAccount:
         if status != 200:
             error = payload.get("error", {})
             message = error.get("message") if isinstance(error, dict) else error
-            raise SearchUnavailable(f"the {role} call failed: HTTP {status}: {message}"[:300])
+            text = f"the {role} call failed: HTTP {status}: {message}"[:300]
+            raise SearchUnavailable(text, status)
         try:
             content = payload["choices"][0]["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
             raise SearchUnavailable(f"the {role} call returned no message") from None
         self.transcript(role, attempt, messages, content)
         return str(content), rows[-1]
+
+    def structured(self) -> str:
+        """The response format requests ask for ('' = none): `response_format` of the
+        config, `auto` probing an openai upstream once per run for each of FORMATS in turn (the
+        verdict is kept in the run's search folder; the offline stand-ins are never probed)."""
+        if self._format is None:
+            setting = self.improver.response_format
+            if setting != "auto" or self.improver.upstream != "openai":
+                self._format = "" if setting in ("auto", "off") else setting
+            else:
+                self._format = self._probed()
+        return self._format
+
+    def _probed(self) -> str:
+        kept = self.folder.parent / "response_format.json"
+        if kept.is_file():
+            return str(json.loads(kept.read_text()).get("format", ""))
+        found = next((kind for kind in FORMATS if self._probe(kind)), "")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(json.dumps({"format": found}))
+        return found
+
+    def _probe(self, kind: str) -> bool:
+        """Whether the upstream honours a response format: a 16-token request for a tiny JSON
+        object, answered 200 with exactly that object."""
+        start = len(self.gateway.calls)
+        body = {
+            "model": self.improver.name, "max_tokens": 16,
+            "messages": [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}],
+            "response_format": response_format(kind, "probe", PROBE_SCHEMA),
+        }  # fmt: skip
+        try:
+            status, payload = self.gateway.chat(self._token("probe"), body)
+            content = payload["choices"][0]["message"].get("content") or ""
+            supported = status == 200 and json.loads(content) == {"ok": True}
+        except Exception:  # any failure of the probe means: do not ask for the format
+            supported = False
+        self.record("probe", start)
+        return supported
+
+    def log(self, role: str, event: dict[str, Any]) -> None:
+        """Append an event of a role (e.g. what a prompt's fitting cut) to calls.jsonl."""
+        with (self.folder / "calls.jsonl").open("a") as handle:
+            handle.write(json.dumps({"role": role, **event}) + "\n")
 
     @contextlib.contextmanager
     def sandboxed(self, role: str, attempt: int = 1) -> Iterator[str]:

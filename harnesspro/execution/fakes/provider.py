@@ -85,6 +85,12 @@ class _Handler(BaseHTTPRequestHandler):
         self._bill(OK_TOKENS)
         self._send(200, json.dumps(OK).encode())
 
+    def _say(self, content: str) -> None:
+        self._bill(OK_TOKENS)
+        message = {"role": "assistant", "content": content}
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        self._send(200, json.dumps({**OK, "choices": [choice]}).encode())
+
     def _no_usage(self) -> None:
         self._bill(unmetered=1)
         self._send(200, json.dumps({k: v for k, v in OK.items() if k != "usage"}).encode())
@@ -134,7 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeProvider:
     """Answers each request with the next scripted behaviour, then with `default` (OK).
 
-    Behaviours: ("ok",), ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
+    Behaviours: ("ok",), ("say", text) - OK with `text` as the message's content,
+    ("status", code, retry_after_or_None), ("malformed",), ("hang", s),
     ("stream",) - a streamed answer whose last chunk carries usage, ("no_choices",) - a 200
     answer with usage but no choices, ("no_usage",) - a 200 answer without a usage object,
     ("cut",) - a stream cut off before its usage chunk,

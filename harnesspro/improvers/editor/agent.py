@@ -2,11 +2,19 @@
 
 Standard library only; it runs under the sandbox's interpreter with nothing of harnesspro
 mounted. Environment: HARNESSPRO_EDIT_ROOT (the harness copy, the only writable input),
-HARNESSPRO_EDIT_JOB (job.json: model, system, user, max_steps, request), HARNESSPRO_OUT
-(transcript.jsonl and result.json are written there), OPENAI_BASE_URL / OPENAI_API_KEY (the
-search gateway and a search-account token).
+HARNESSPRO_EDIT_JOB (job.json: model, system, user, max_steps, request, context_limit),
+HARNESSPRO_OUT (transcript.jsonl and result.json are written there), HARNESSPRO_TOLERANT
+(harnesspro/improvers/tolerant.py, mounted beside this file), OPENAI_BASE_URL /
+OPENAI_API_KEY (the search gateway and a search-account token).
+
+Replies are read as models write them: tool-call arguments with trailing commas or stray
+backslashes are repaired, and a reply that writes its tool call as JSON in its text (fenced,
+in `<tool_call>` tags, after a `<think>` block) is run as that call. With a `context_limit`
+the conversation is fitted before each request: the oldest tool results and long tool-call
+arguments are cut first; an HTTP 400 for length cuts to 70% once more.
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -18,6 +26,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(os.environ.get("HARNESSPRO_EDIT_ROOT", ".")).resolve()
+TOLERANT = os.environ.get("HARNESSPRO_TOLERANT") or str(Path(__file__).parents[1] / "tolerant.py")
+_spec = importlib.util.spec_from_file_location("tolerant", TOLERANT)
+assert _spec is not None and _spec.loader is not None, TOLERANT
+tolerant = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tolerant)
 OUT = Path(os.environ.get("HARNESSPRO_OUT", "."))
 COMMAND_TIMEOUT_S = 20
 RESULT_CHARS = 8000
@@ -58,6 +71,16 @@ TOOLS = [
     tool("bash", "Run a shell command in the harness directory.", command="the command"),
     tool("run_checks", "Run the harness's own checks (compile, manifest, immutable paths)."),
 ]
+ALIASES = {
+    "create_file": "write_file", "edit_file": "write_file", "str_replace": "replace_in_file",
+    "execute_bash": "bash", "shell": "bash", "run_command": "bash", "open_file": "read_file",
+    "view_file": "read_file", "list_dir": "list_files", "ls": "list_files",
+}  # fmt: skip
+"""Tool names models trained on other agents use, as the tools here."""
+ARGUMENT_ALIASES = {
+    "file_path": "path", "filename": "path", "file": "path", "cmd": "command",
+    "old_str": "old", "new_str": "new", "file_text": "content", "text": "content",
+}  # fmt: skip
 IMMUTABLE: list[str] = []  # set from the job: paths the editor may not change
 ORIGINAL: dict[str, bytes] = {}  # their content when the session started
 
@@ -174,10 +197,39 @@ def post(body: dict[str, Any]) -> Any:
         ) from None
 
 
+def arguments(text: Any) -> Any:
+    """A call's arguments: a JSON object as sent, else repaired (`tolerant.loads`), with
+    argument names in other words mapped (file_path -> path, cmd -> command, ...)."""
+    if isinstance(text, dict):
+        args: Any = text
+    else:
+        try:
+            args = json.loads(text or "{}")
+        except ValueError:
+            args = tolerant.loads(str(text))
+    if not isinstance(args, dict):
+        return args
+    return {ARGUMENT_ALIASES.get(k, k): v for k, v in args.items()}
+
+
+def calls_of(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reply's tool calls (names in other words mapped), or when it has none the calls
+    it wrote as JSON in its text (`tolerant.calls_in_text`)."""
+    if not reply.get("tool_calls"):
+        return list(tolerant.calls_in_text(str(reply.get("content") or ""), HANDLERS, ALIASES))
+    calls = []
+    for call in reply["tool_calls"]:
+        function = call.get("function") or {}
+        name = str(function.get("name"))
+        name = ALIASES.get(name, name)
+        calls.append({**call, "function": {**function, "name": name}})
+    return calls
+
+
 def run_tool(call: dict[str, Any]) -> str:
     name = call.get("function", {}).get("name")
     try:
-        args = json.loads(call["function"].get("arguments") or "{}")
+        args = arguments(call["function"].get("arguments"))
         if name not in HANDLERS or not isinstance(args, dict):
             raise ValueError(f"unknown tool {name!r}; use one of {sorted(HANDLERS)}")
         result = str(HANDLERS[name](**args))
@@ -189,6 +241,25 @@ def run_tool(call: dict[str, Any]) -> str:
     return result[:RESULT_CHARS]
 
 
+def ask(job: dict[str, Any], messages: list[dict[str, Any]], limit: int | None) -> Any:
+    """The model's next message, the conversation fitted to `limit` first; an HTTP 400 that
+    says the prompt is too long is answered by cutting to 70% of the limit, once."""
+    if not tolerant.fit_conversation(messages, limit, TOOLS):
+        raise RuntimeError("the conversation cannot fit the context window")
+    body = {"model": job["model"], "messages": messages, "tools": TOOLS, **job["request"]}
+    try:
+        return post(body)["choices"][0]["message"]
+    except RuntimeError as exc:
+        too_long = "HTTP 400" in str(exc) and any(
+            w in str(exc).lower() for w in ("context", "too long", "exceed", "length")
+        )
+        current = limit or tolerant.message_tokens(messages, TOOLS)
+        if not too_long or not tolerant.fit_conversation(messages, int(current * 0.7), TOOLS):
+            raise
+        log("refit", limit=int(current * 0.7))
+        return post(body)["choices"][0]["message"]
+
+
 def main() -> int:
     job = json.loads(Path(os.environ["HARNESSPRO_EDIT_JOB"]).read_text())
     IMMUTABLE[:] = job.get("immutable", [])
@@ -198,18 +269,19 @@ def main() -> int:
         {"role": "user", "content": job["user"]},
     ]
     status, summary, steps = "step_cap", "", 0
+    limit = job.get("context_limit")
     while steps < job["max_steps"]:
         steps += 1
-        body = {"model": job["model"], "messages": messages, "tools": TOOLS, **job["request"]}
         try:
-            reply = post(body)["choices"][0]["message"]
+            reply = ask(job, messages, limit)
         except (RuntimeError, OSError, KeyError, IndexError, ValueError) as exc:
             status, summary = "model_error", str(exc)[:300]
             log("error", message=summary)
             break
-        log("model", content=reply.get("content"), tool_calls=len(reply.get("tool_calls") or []))
-        messages.append({k: v for k, v in reply.items() if k in ("role", "content", "tool_calls")})
-        calls = reply.get("tool_calls") or []
+        calls = calls_of(reply)
+        log("model", content=reply.get("content"), tool_calls=len(calls))
+        kept = {k: v for k, v in reply.items() if k in ("role", "content")}
+        messages.append({**kept, "tool_calls": calls} if calls else kept)
         if not calls:
             status, summary = "done", str(reply.get("content") or "")[:2000]
             break

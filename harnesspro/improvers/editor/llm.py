@@ -16,18 +16,31 @@ import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harnesspro.core.config import ImproverConfig
 from harnesspro.core.records import Plan
 from harnesspro.execution.rollout import FORWARDER, GATEWAY_PORT
 from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.improvers import tolerant
 from harnesspro.improvers.account import SearchAccount, SearchUnavailable
-from harnesspro.improvers.ask import load_prompt, render
+from harnesspro.improvers.ask import load_prompt
+from harnesspro.improvers.fit import Prompt, PromptTooLarge, prompt_limit
 from harnesspro.sandbox import make_sandbox
 from harnesspro.sandbox.contract import Limits, Mount, SandboxUnavailable
 
 PROMPT = "editor.v2"
 EDIT_AGENT = Path(__file__).with_name("agent.py")
+TOLERANT = Path(tolerant.__file__)
+RANKED = ("example", "layout", "feedback", "plan")
+"""The editor's inputs cut first when the window is small: the catalog example's reference
+diff, then the file list and manifest, the feedback, and last the plan's longest texts (the
+plan itself is never dropped)."""
+OPENING_SHARE = 0.6
+"""Share of the window the opening request (system, inputs, tools) may use: the rest is for
+the files the agent reads and writes."""
+TOOLS_TOKENS = 750
+"""The estimated tokens of the agent's tool definitions (agent.TOOLS: about 1,750 characters)."""
 SKIPPED = (".git", "__pycache__")
 FILE_CAP = 1_000_000  # bytes; larger files the agent wrote are not synced back
 LAYOUT = (
@@ -110,7 +123,7 @@ def immutable_paths(files: dict[str, bytes]) -> list[str]:
     return sorted({"harness.toml", *listed})
 
 
-def job_inputs(worktree: Path, plan: Plan, feedback: str) -> object:
+def job_inputs(worktree: Path, plan: Plan, feedback: str) -> dict[str, Any]:
     files = harness_files(worktree)
     example = None
     if plan.kind == "catalog" and plan.mechanism in CATALOG:
@@ -153,7 +166,9 @@ class LLMEditor:
         attempt = 2 if feedback else 1
         try:
             note = self._edit(worktree, plan, feedback, attempt)
-        except (SearchUnavailable, SandboxUnavailable, OSError, ValueError, KeyError) as exc:
+        except (
+            SearchUnavailable, SandboxUnavailable, PromptTooLarge, OSError, ValueError, KeyError
+        ) as exc:  # fmt: skip
             note = f"error: {exc}"
         return f"llm editor ({self.improver.name}) attempt {attempt}: {note}"[:300]
 
@@ -163,13 +178,21 @@ class LLMEditor:
             for part in ("harness", "job", "out"):
                 (tmp / part).mkdir()
             write_files(tmp / "harness", harness_files(worktree))
+            data = job_inputs(worktree, plan, feedback)
+            limit = prompt_limit(self.improver.context_tokens, self.improver.request)
+            opening = None if limit is None else int(limit * OPENING_SHARE) - TOOLS_TOKENS
+            prompt = Prompt(load_prompt(PROMPT), "Inputs:", data, RANKED, frozenset({"plan"}))
+            fitted = prompt.fit(opening)
+            if fitted.cuts:
+                self.account.log("editor", {"fitted": fitted.tokens, "cut": list(fitted.cuts)})
             job = {
                 "model": self.improver.name,
-                "system": load_prompt(PROMPT),
-                "user": render("Inputs:", job_inputs(worktree, plan, feedback)),
+                "system": fitted.messages[0]["content"],
+                "user": fitted.messages[1]["content"],
                 "max_steps": self.improver.max_edit_steps,
                 "immutable": immutable_paths(harness_files(worktree)),
                 "request": self.improver.request,
+                "context_limit": limit,
             }
             (tmp / "job" / "job.json").write_text(json.dumps(job))
             with self.account.sandboxed("editor", attempt) as token:
@@ -186,6 +209,7 @@ class LLMEditor:
             Mount(tmp / "out", "/harnesspro/out", writable=True),
             Mount(FORWARDER, "/opt/harnesspro/forwarder.py"),
             Mount(EDIT_AGENT, "/opt/harnesspro/edit_agent.py"),
+            Mount(TOLERANT, "/opt/harnesspro/tolerant.py"),
             Mount(self.account.socket_dir, "/run/harnesspro"),
         ]
         at = sandbox.visible_path
@@ -194,6 +218,7 @@ class LLMEditor:
             "HARNESSPRO_EDIT_JOB": at(mounts, "/harnesspro/edit/job.json"),
             "HARNESSPRO_OUT": at(mounts, "/harnesspro/out"),
             "OPENAI_API_KEY": token,
+            "HARNESSPRO_TOLERANT": at(mounts, "/opt/harnesspro/tolerant.py"),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
         port = GATEWAY_PORT if at(mounts, "/harness-edit") == "/harness-edit" else 0

@@ -5,8 +5,12 @@ only), the diffs between candidates with their measured effects, the proposer me
 plans, predictions, measured effects, verdicts) and the catalog as worked examples. Each plan
 names its levers, the change in words, the files it will touch, its predicted change in pass
 rate and cost, and the coreset tasks it expects to flip. A plan named after a catalog example
-with no change text is that catalog edit. An invalid answer is retried once; then the
-catalog planner plans, and the plan's rationale says why."""
+with no change text is that catalog edit. The reply is screened plan by plan: a plan with a
+bad field, an excluded name or no known lever is dropped with its reason (levers in other
+words are mapped to the catalog's), and a directive left without a usable plan gets the
+catalog planner's plan for it. A reply with no usable plan is retried once; then the catalog
+planner plans, and the plan's rationale says why. The prompt is fitted to
+`improver_model.context_tokens` (`fit.Prompt`, its parts cut in the order of RANKED)."""
 
 from __future__ import annotations
 
@@ -14,12 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harnesspro.core.records import DIRECTIVES, Diagnosis, Directive, Plan, Scope, Score
 from harnesspro.harness.mechanisms.catalog import CATALOG, LEVERS
+from harnesspro.improvers import lenient
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.improvers.ask import ask_json, load_prompt, render
+from harnesspro.improvers.ask import ask_json, load_prompt
+from harnesspro.improvers.fit import Prompt
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
 from harnesspro.improvers.planner.catalog import excluded, lineage, plan_for, predict
@@ -29,10 +35,25 @@ PROMPT = "planner.v2"
 DIFF_BUDGET = 12_000  # characters of diffs per request, most recent first
 MEMORY_ROWS = 40  # most recent lessons shown
 LIBRARY_ROWS = 40  # most recent lessons of earlier runs shown
+RANKED = (
+    "library", "memory", "diffs", "candidates", "examples", "diagnoses", "excluded",
+    "coreset_tasks", "parent",
+)  # fmt: skip
+"""The planner's inputs least valuable first: a small window loses earlier runs' lessons,
+then this run's, then the diffs, before it loses the parent's own diagnoses."""
+REQUIRED = frozenset({"parent", "excluded", "diagnoses"})
+TAIL = frozenset({"library", "memory", "candidates"})  # their newest rows matter most
 
 
 class PlanOut(BaseModel):
     model_config = ConfigDict(extra="ignore")
+    _directive = field_validator("directive", mode="before")(lenient.directive)
+    _name = field_validator("name", mode="before")(lenient.slug)
+    _lists = field_validator("levers", "files", "expected_flips", mode="before")(lenient.listed)
+    _change = field_validator("change", mode="before")(lenient.trimmed(2000))
+    _rationale = field_validator("rationale", mode="before")(lenient.trimmed(1000))
+    _pass = field_validator("predicted_pass", mode="before")(lenient.clamped(-1.0, 1.0))
+    _cost = field_validator("predicted_cost", mode="before")(lenient.clamped(-1.0, 5.0))
 
     directive: Directive
     name: str = Field(min_length=1, max_length=60, pattern=r"^[a-z0-9][a-z0-9_-]*$")
@@ -43,16 +64,28 @@ class PlanOut(BaseModel):
     change: str = Field(default="", max_length=2000)
     """The change in words (required unless `name` is a catalog example)."""
     files: list[str] = Field(default_factory=list)
-    rationale: str = Field(max_length=1000)
+    rationale: str = Field(default="", max_length=1000)
     predicted_pass: float = Field(ge=-1.0, le=1.0)
     predicted_cost: float = Field(ge=-1.0, le=5.0)
     expected_flips: list[str] = Field(default_factory=list)
+
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope(cls, value: Any) -> Any:
+        return "domain" if isinstance(value, str) and "domain" in value.lower() else "invariant"
 
 
 class PlannerReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     plans: list[PlanOut]
+    dropped: list[str] = Field(default_factory=list)
+    """Plans left out, with their reasons (filled while reading the reply)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _screen(cls, data: Any) -> Any:
+        return lenient.screen_items(data, "plans", PlanOut, "directive")
 
 
 def _score(score: Score | None) -> dict[str, Any] | None:
@@ -136,25 +169,39 @@ def planner_inputs(
     }
 
 
-def checker(banned: set[str], tasks: set[str]) -> Callable[[PlannerReply], str]:
-    def check(reply: PlannerReply) -> str:
+def screen_plan(plan: PlanOut, banned: set[str], tasks: set[str]) -> PlanOut | str:
+    """The plan with its levers in the catalog's words and its flips in the coreset, or why
+    it is left out."""
+    if plan.name in banned:
+        return f"{plan.name!r} is already on this lineage or was tried here"
+    levers = list(dict.fromkeys(x for x in map(lenient.lever, plan.levers) if x))
+    if not levers:
+        return f"{plan.name!r}: no lever of {plan.levers} is one of `levers`"
+    if plan.name not in CATALOG and not plan.change.strip():
+        return f"plan {plan.name!r} is not a catalog example and describes no change"
+    flips = [t for t in plan.expected_flips if t in tasks]
+    return plan.model_copy(update={"levers": levers, "expected_flips": flips})
+
+
+def checker(banned: set[str], tasks: set[str]) -> Callable[[PlannerReply], PlannerReply | str]:
+    """Screens a reply plan by plan: one plan per directive (the first), distinct names; a
+    plan that fails is dropped with its reason. A reply with no usable plan is a problem."""
+
+    def check(reply: PlannerReply) -> PlannerReply | str:
+        kept: list[PlanOut] = []
+        dropped = list(reply.dropped)
         for plan in reply.plans:
-            if plan.name in banned:
-                return f"{plan.name!r} is already on this lineage or was tried here; skip it"
-            unknown = [lever for lever in plan.levers if lever not in LEVERS]
-            if unknown:
-                return f"unknown lever(s) {unknown}; use names from `levers`"
-            if plan.name not in CATALOG and not plan.change.strip():
-                return f"plan {plan.name!r} is not a catalog example: describe the change"
-            strange = [t for t in plan.expected_flips if t not in tasks]
-            if strange:
-                return f"expected_flips names tasks outside the coreset: {strange}"
-        directives = [p.directive for p in reply.plans]
-        if len(set(directives)) != len(directives) or len(directives) != len(DIRECTIVES):
-            return f"give exactly one plan for each of {list(DIRECTIVES)}"
-        if len({p.name for p in reply.plans}) != len(reply.plans):
-            return "the plans must have different names"
-        return ""
+            outcome = screen_plan(plan, banned, tasks)
+            if isinstance(outcome, str):
+                dropped.append(outcome)
+            elif any(k.directive == plan.directive or k.name == plan.name for k in kept):
+                dropped.append(f"{plan.name!r}: a second plan for {plan.directive} or its name")
+            else:
+                kept.append(outcome)
+        if not kept:
+            why = "; ".join(dropped[:3]) or "no plans"
+            return f"no usable plan ({why}); give one plan for each of {list(DIRECTIVES)}"
+        return PlannerReply(plans=kept, dropped=dropped)
 
     return check
 
@@ -189,25 +236,35 @@ def plan_one(
     avoid = harmful(inputs.library)
     banned = excluded(parent_id, inputs.candidates, inputs.scores) | set(avoid)
     data = planner_inputs(inputs, parent_id, diagnoses, prevalence)
-    messages = [
-        {"role": "system", "content": load_prompt(PROMPT)},
-        {"role": "user", "content": render("Inputs:", data)},
-    ]
+    prompt = Prompt(load_prompt(PROMPT), "Inputs:", data, RANKED, REQUIRED, TAIL)
     check = checker(banned, set(inputs.instructions))
-    answer = ask_json(account, "planner", messages, PlannerReply, check)
+    answer = ask_json(account, "planner", prompt, PlannerReply, check)
+    parent, beliefs = inputs.candidates[parent_id], beliefs_from(inputs.memory)
+    scores = inputs.scores
+    fallback = plan_for(parent, inputs.candidates, prevalence, scores, avoid, beliefs, bundle)
     if answer.value is None:
-        parent, beliefs = inputs.candidates[parent_id], beliefs_from(inputs.memory)
-        fallback = plan_for(
-            parent, inputs.candidates, prevalence, inputs.scores, avoid, beliefs, bundle
-        )
         reason = f"catalog fallback (llm planner: {answer.reason})"
         return Planning(
             [replace(p, rationale=f"{reason}: {p.rationale}") for p in fallback],
             {parent_id: answer.reason},
         )
+    plans = [to_plan(parent_id, p) for p in answer.value.plans]
+    plans += fill_in(plans, fallback)
     order = {d: i for i, d in enumerate(DIRECTIVES)}
-    chosen = sorted(answer.value.plans, key=lambda p: order[p.directive])
-    return Planning([to_plan(parent_id, p) for p in chosen], {})
+    return Planning(sorted(plans, key=lambda p: order[p.directive]), {})
+
+
+def fill_in(plans: Sequence[Plan], fallback: Sequence[Plan]) -> list[Plan]:
+    """The catalog planner's plans for the directives the model's reply left without a usable
+    plan (names not already taken)."""
+    covered = {p.directive for p in plans}
+    names = {p.mechanism for p in plans}
+    why = "catalog plan for a directive the llm planner left without a usable plan"
+    return [
+        replace(p, rationale=f"{why}: {p.rationale}")
+        for p in fallback
+        if p.directive not in covered and p.mechanism not in names
+    ]
 
 
 def plan_all(

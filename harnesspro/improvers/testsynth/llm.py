@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.improvers.ask import ask_json, load_prompt, render
+from harnesspro.improvers.ask import ask_json, load_prompt
+from harnesspro.improvers.fit import Prompt
+from harnesspro.improvers.tolerant import strip_reasoning
 from harnesspro.sandbox.contract import Mount, Sandbox, SandboxResult
 from harnesspro.sandbox.snapshot import write as write_snapshot
 
@@ -30,6 +33,9 @@ PROMPT = "synthesizer.v1"
 TEST_TIMEOUT_S = 60.0
 TEST_DIR = "/harnesspro/synth"
 FILES = {"shell": "test.sh", "pytest": "test_synth.py"}
+RANKED = ("seeds", "instruction")
+"""The synthesizer's inputs cut first: the seeds' rollouts (the later ones, then the middles
+of files and trajectories); the instruction only when they are already small."""
 ISOLATED_PYTHON = {"PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1"}
 """Every Python a test starts (a shell test's `python3 -c`, too) leaves the working
 directory and user site folders off sys.path, so a planted `json.py` is never imported."""
@@ -39,11 +45,45 @@ count as failing verdicts unless they mean the script could not run (2, 126, 127
 
 
 class TestAnswer(BaseModel):
-    """The synthesizer's answer."""
+    """The synthesizer's answer (`kind` as models name it: bash, sh, python, py.test...)."""
 
     kind: Literal["shell", "pytest"]
     code: str = Field(min_length=1)
     rationale: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("code"), str):
+            return {**data, "kind": test_kind(str(data.get("kind") or ""), data["code"])}
+        return data
+
+
+def test_kind(named: str, code: str) -> str:
+    """shell or pytest from what the model called it, else from the code itself."""
+    named = named.strip().lower()
+    if named in ("shell", "pytest"):
+        return named
+    if any(word in named for word in ("bash", "sh", "shell", "script")) and "py" not in named:
+        return "shell"
+    if "py" in named or re.search(r"^\s*def test_", code, re.M):
+        return "pytest"
+    return "shell" if named == "" else named
+
+
+FENCED = re.compile(r"```([A-Za-z]*)[ \t]*\n(.*?)```", re.DOTALL)
+
+
+def from_fence(text: str) -> TestAnswer | None:
+    """A test written as a fenced code block instead of the JSON answer (the last bash, sh or
+    python block), or None."""
+    for language, code in reversed(FENCED.findall(strip_reasoning(text))):
+        if language.lower() in ("bash", "sh", "shell", "python", "py") and code.strip():
+            kind = test_kind(language, code)
+            if kind == "pytest" and "def test_" not in code:
+                continue
+            return TestAnswer(kind=kind, code=code)
+    return None
 
 
 @dataclass(frozen=True)
@@ -137,13 +177,11 @@ def synthesize_llm(
 
     `inputs` is a `inputs.SynthesizerInputs`; `seeds` are the same rollouts' snapshots.
     """
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": load_prompt(PROMPT)},
-        {"role": "user", "content": render("Inputs", asdict(inputs))},
-    ]
+    data = asdict(inputs)
+    prompt = Prompt(load_prompt(PROMPT), "Inputs", data, RANKED, frozenset(data))
     problem = ""
     for attempt in (1, 2):
-        answer = ask_json(account, "synthesizer", messages, TestAnswer)
+        answer = ask_json(account, "synthesizer", prompt, TestAnswer, salvage=from_fence)
         if answer.value is None:
             return answer.reason
         value = answer.value
@@ -152,12 +190,11 @@ def synthesize_llm(
         if not problem:
             return ExecTest(**{**asdict(test), "seed_verdicts": verdicts})
         if attempt == 1:
-            messages += [
-                {"role": "assistant", "content": answer.content},
-                {
-                    "role": "user",
-                    "content": f"Your test did not run: {problem}. Answer again with only the "
-                    "JSON object, with a test that runs.",
-                },
-            ]
+            retry = {
+                "role": "user",
+                "content": f"Your test did not run: {problem}. Answer again with only the "
+                "JSON object, with a test that runs.",
+            }
+            follow_up = (*prompt.follow_up, {"role": "assistant", "content": answer.content}, retry)
+            prompt = replace(prompt, follow_up=follow_up)
     return f"the test did not run after one retry: {problem}"[:400]

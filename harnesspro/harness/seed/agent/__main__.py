@@ -165,6 +165,10 @@ class Agent:
         body = {"model": os.environ["HARNESSPRO_MODEL"], "messages": self.messages, **self.request}
         if not self.fenced:
             body["tools"] = [BASH_TOOL]
+        window = int(os.environ.get("HARNESSPRO_CONTEXT_TOKENS") or 0)
+        if window and hooks.fit_context(self.messages, body.get("tools"), window,
+                                        self.request.get("max_tokens")):  # fmt: skip
+            self.log("hook", name="fit_context", window=window)
         try:
             return post(body)["choices"][0]["message"]
         except ModelError as exc:

@@ -10,7 +10,40 @@ stays byte-identical and provider prefix caches keep hitting. Each on_submit hoo
 most once per rollout (the loop enforces it).
 """
 
+import json
+import math
 import os
+
+CHARS_PER_TOKEN = 2.5  # harnesspro's documented estimate (improvers/tolerant.py), over-counting
+MESSAGE_OVERHEAD = 8  # tokens of chat-template framing per message
+KEEP_CHARS = 200  # a tool result cut to fit the window keeps this much of its head
+
+
+def estimated_tokens(messages, tools):
+    text = json.dumps(tools) if tools else ""
+    for message in messages:
+        text += str(message.get("content") or "")
+        text += json.dumps(message["tool_calls"]) if message.get("tool_calls") else ""
+    return math.ceil(len(text) / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD * len(messages)
+
+
+def fit_context(messages, tools, window, max_tokens=None):
+    """Cut the oldest tool results (and, in fenced mode, command outputs) in place until the
+    request's estimate fits `window` (HARNESSPRO_CONTEXT_TOKENS) less the reply's `max_tokens`
+    (else a quarter of the window) and 5%; the system prompt and the task stay whole, and
+    nothing is cut while the request fits (the cached prefix is kept). Returns the cuts."""
+    limit = window - (max_tokens or window // 4) - window // 20
+    cuts = 0
+    for message in messages[2:]:
+        if estimated_tokens(messages, tools) <= limit:
+            break
+        content = message.get("content")
+        long = isinstance(content, str) and len(content) > 2 * KEEP_CHARS
+        if message["role"] in ("tool", "user") and long:
+            cut = len(content) - KEEP_CHARS
+            message["content"] = f"{content[:KEEP_CHARS]} [... {cut} chars cut to fit the window]"
+            cuts += 1
+    return cuts
 
 
 def near_budget_warning(agent, steps_left=3):
