@@ -72,7 +72,7 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
     from rich.console import Console
 
     from harnesspro.core.config import load_config
-    from harnesspro.evolution import loop as evolution
+    from harnesspro.evolution import finish as evolution
     from harnesspro.run.context import RunContext
     from harnesspro.run.folder import RunFolder
 

@@ -179,13 +179,18 @@ def describe(est: Estimate, config: RunConfig) -> list[str]:
     budget = config.budget
     target_cap = dollars(budget.max_target_dollars, 2) if budget.max_target_dollars else "none"
     search_cap = dollars(budget.max_improver_dollars, 2) if budget.max_improver_dollars else "none"
+    search = (
+        f"~{est.improver_calls} improver and synthesizer calls, "
+        f"{_about(est.improver_dollars, est.improver_dollars_max)}"
+        if est.improver_calls
+        else "no model calls (the improver and the synthesizer run offline)"
+    )
     return [
         f"estimated spend for the whole run (model: {config.model.name}; improver: "
         f"{config.evolution.improver_model.name}):",
         f"  target: {est.search_rollouts} search + {est.heldout_rollouts} held-out rollouts, "
         f"{_about(est.target_dollars, est.target_dollars_max)}; cap {target_cap}",
-        f"  search: ~{est.improver_calls} improver and synthesizer calls, "
-        f"{_about(est.improver_dollars, est.improver_dollars_max)}; cap {search_cap}",
+        f"  search: {search}; cap {search_cap}",
     ]
 
 
