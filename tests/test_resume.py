@@ -72,7 +72,8 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
     from rich.console import Console
 
     from harnesspro.core.config import load_config
-    from harnesspro.evolution import finish as evolution
+    from harnesspro.evolution import finish
+    from harnesspro.evolution.loop import run_evolution
     from harnesspro.run.context import RunContext
     from harnesspro.run.folder import RunFolder
 
@@ -87,13 +88,13 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(evolution, "run_final", killed)
+        patch.setattr(finish, "run_final", killed)
         with pytest.raises(KeyboardInterrupt):
-            evolution.run_evolution(RunContext.open(config, run, Console(record=True)))
+            run_evolution(RunContext.open(config, run, Console(record=True)))
     ctx = RunContext.open(config, run, Console(record=True))
     assert ctx.ledger.meta("status") != "complete"
     assert not (run.reports() / "final.csv").exists()
-    evolution.run_evolution(ctx)
+    run_evolution(ctx)
     assert ctx.ledger.meta("status") == "complete"
     assert (run.reports() / "final.csv").exists()
     assert "status: complete" in (run.root / "dashboard.html").read_text()
