@@ -103,6 +103,7 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         paths = report.write_outputs(out, rows, summary, extra)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
+    console.print((out / "summary.md").read_text().split("\n\nPer strategy")[0], markup=False)
     console.print(
         f"wall time {time.monotonic() - started:.0f} s; wrote " + ", ".join(str(p) for p in paths)
     )

@@ -22,6 +22,7 @@ from harnesspro.bench.arithmetic import (
     normalised_hypervolumes,
     paired_wins,
 )
+from harnesspro.bench.paired import paired_frame, paired_markdown
 from harnesspro.bench.runner import Outcome
 
 DEFAULT = "harnesspro"
@@ -172,6 +173,19 @@ def markdown(summary_frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def summary_markdown(summary_frame: pd.DataFrame, paired: pd.DataFrame) -> str:
+    """summary.md: the paired comparison over units first (what decides), then the
+    per-strategy means over profiles."""
+    parts = []
+    if not paired.empty:
+        parts.append(
+            f"Paired over units (profile, run seed): {DEFAULT} minus each strategy.\n\n"
+            + paired_markdown(paired, DEFAULT)
+        )
+    parts.append("Per strategy, mean [90% interval] over profiles.\n\n" + markdown(summary_frame))
+    return "\n\n".join(parts) + "\n"
+
+
 def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
     s = summary_frame
     bars = go.Figure(
@@ -219,9 +233,11 @@ def write_outputs(
     summary_frame: pd.DataFrame,
     exhaustive: Mapping[int, Mapping[str, Point]] | None = None,
 ) -> list[Path]:
-    """bench.csv (per run), summary.csv, bench.json and bench.html, each written atomically;
+    """bench.csv (per run), summary.csv, paired.csv (the default strategy against each other,
+    over units), summary.md, bench.json and bench.html, each written atomically;
     bench.json also lists the `exhaustive` points per profile (harness -> pass rate, $/task)."""
     out.mkdir(parents=True, exist_ok=True)
+    paired = paired_frame(rows, DEFAULT) if (rows["variant"] == DEFAULT).any() else pd.DataFrame()
     html = "".join(
         f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False)
         for i, f in enumerate(figures(rows, summary_frame))
@@ -243,7 +259,8 @@ def write_outputs(
         "bench.json": json.dumps(payload, indent=2) + "\n",
         "bench.html": f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}"
         "</body></html>\n",
-        "summary.md": markdown(summary_frame) + "\n",
+        "paired.csv": paired.to_csv(index=False),
+        "summary.md": summary_markdown(summary_frame, paired),
     }
     paths = []
     for name, text in texts.items():
