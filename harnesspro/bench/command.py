@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.bench import report
-from harnesspro.bench.runner import exhaustive_points, run_variant, variants
-from harnesspro.core.config import ConfigError, RayConfig, load_config
+from harnesspro.bench import report, yardstick
+from harnesspro.bench.arithmetic import Point
+from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
+from harnesspro.bench.yardstick import Yardstick, setup_key
+from harnesspro.core.config import ConfigError, RayConfig, RunConfig, load_config
 from harnesspro.evaluation.engine import ensure_ray
 from harnesspro.evolution.strategies import STRATEGIES
 from harnesspro.sandbox import Bubblewrap
@@ -68,6 +71,27 @@ def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
                 raise
 
 
+def profile_yardstick(
+    out: Path,
+    base: RunConfig,
+    profile: int,
+    outcomes: list[Outcome],
+    singles: Mapping[str, Point],
+) -> Yardstick:
+    """The profile's stored yardstick under OUT/yardsticks/, extended with these runs' points
+    and the exhaustive singles."""
+    setup = {
+        "tasks": base.tasks.model_dump(mode="json"),
+        "harness": base.harness.model_dump(mode="json"),
+        "prices": {k: v.model_dump(mode="json") for k, v in base.prices.items()},
+        "model": base.model.name,
+        "attempts": base.evaluation.attempts,
+    }
+    new = [*report.labelled_points(outcomes), *((f"single:{n}", *pc) for n, pc in singles.items())]
+    seeds = [o.points["seed"] for o in outcomes]
+    return yardstick.stored(out / "yardsticks", profile, setup_key(setup), seeds, new)
+
+
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     # Imported here: the runner and report pull in the whole search and plotly, which every
     # other `harnesspro` command would otherwise pay for at start-up.
@@ -90,15 +114,19 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     start_ray(base.ray)
     several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"
     console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
-    outcomes, extra = [], {}
+    outcomes, extra, sticks = [], {}, {}
     for profile in seeds:
-        for run_seed in run_seeds:
-            for variant in chosen:
-                outcomes.append(run_variant(base, variant, profile, out, console, run_seed))
+        mine = [
+            run_variant(base, variant, profile, out, console, run_seed)
+            for run_seed in run_seeds
+            for variant in chosen
+        ]
+        outcomes += mine
         if args.exhaustive:
             extra[profile] = exhaustive_points(base, profile, out, console)
+        sticks[profile] = profile_yardstick(out, base, profile, mine, extra.get(profile, {}))
         # Written after every profile, so an interrupted bench still reports what finished.
-        rows = report.run_rows(outcomes, {p: list(points.values()) for p, points in extra.items()})
+        rows = report.run_rows(outcomes, {}, sticks)
         summary = report.summary(rows, seed=base.seed)
         paths = report.write_outputs(out, rows, summary, extra)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
