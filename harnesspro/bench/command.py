@@ -13,6 +13,7 @@ from rich.console import Console
 from harnesspro.bench import report, yardstick
 from harnesspro.bench.arithmetic import Point
 from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
+from harnesspro.bench.split import resolution
 from harnesspro.bench.yardstick import Yardstick, setup_key
 from harnesspro.core.config import ConfigError, RayConfig, RunConfig, load_config
 from harnesspro.evaluation.engine import ensure_ray
@@ -128,7 +129,8 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         # Written after every profile, so an interrupted bench still reports what finished.
         rows = report.run_rows(outcomes, {}, sticks)
         summary = report.summary(rows, seed=base.seed)
-        paths = report.write_outputs(out, rows, summary, extra)
+        note = resolution(max(o.test_tasks for o in outcomes), base.evaluation.attempts)
+        paths = report.write_outputs(out, rows, summary, extra, note)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
     console.print((out / "summary.md").read_text().split("\n\nPer strategy")[0], markup=False)

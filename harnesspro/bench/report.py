@@ -196,9 +196,9 @@ def markdown(summary_frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def summary_markdown(summary_frame: pd.DataFrame, paired: pd.DataFrame) -> str:
+def summary_markdown(summary_frame: pd.DataFrame, paired: pd.DataFrame, note: str = "") -> str:
     """summary.md: the paired comparison over units first (what decides), then the
-    per-strategy means over profiles."""
+    per-strategy means over profiles, then `note` (the test split's resolution)."""
     parts = []
     if not paired.empty:
         parts.append(
@@ -206,6 +206,7 @@ def summary_markdown(summary_frame: pd.DataFrame, paired: pd.DataFrame) -> str:
             + paired_markdown(paired, DEFAULT)
         )
     parts.append("Per strategy, mean [90% interval] over profiles.\n\n" + markdown(summary_frame))
+    parts += [note] if note else []
     return "\n\n".join(parts) + "\n"
 
 
@@ -255,6 +256,7 @@ def write_outputs(
     rows: pd.DataFrame,
     summary_frame: pd.DataFrame,
     exhaustive: Mapping[int, Mapping[str, Point]] | None = None,
+    note: str = "",
 ) -> list[Path]:
     """bench.csv (per run), summary.csv, paired.csv (the default strategy against each other,
     over units), summary.md, bench.json and bench.html, each written atomically;
@@ -283,7 +285,7 @@ def write_outputs(
         "bench.html": f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}"
         "</body></html>\n",
         "paired.csv": paired.to_csv(index=False),
-        "summary.md": summary_markdown(summary_frame, paired),
+        "summary.md": summary_markdown(summary_frame, paired, note),
     }
     paths = []
     for name, text in texts.items():

@@ -49,6 +49,7 @@ class Outcome:
     rollouts: int
     run_dir: str
     run_seed: int | None = None  # `--run-seeds`: the run's `seed` (None: the config's)
+    test_tasks: int = 0  # the size of the test split the points were measured on
 
 
 def variants(strategies: Sequence[str], racing: bool, composer: bool = False) -> list[Variant]:
@@ -131,6 +132,7 @@ def run_variant(
         len(search_rollouts(ctx.ledger.rollouts())),
         str(run.root),
         run_seed,
+        len(ctx.splits.test),
     )
     ctx.ledger.close()
     seed = "" if run_seed is None else f", run seed {run_seed}"
