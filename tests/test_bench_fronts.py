@@ -55,3 +55,16 @@ def test_a_folder_without_bench_csv_is_one_sentence_and_exit_2(tmp_path: Path) -
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 2 and "no bench.csv" in done.stdout and not done.stderr
+
+
+def test_bench_record_quotes_the_benchs_own_files(tmp_path: Path) -> None:
+    (tmp_path / "command.txt").write_text("harnesspro bench --profile-seeds 1 --out o\n")
+    (tmp_path / "summary.md").write_text("| a | b |\n|---|---|\n| 1 | 2 |\n\nPower: x\n")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_record.py"), str(tmp_path), "T",
+         "--commit", "abc1234"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
+    )  # fmt: skip
+    assert done.stdout.startswith("### T\n\n*Recorded ")
+    assert "commit abc1234." in done.stdout and "| 1 | 2 |\n\nPower: x\n" in done.stdout
+    assert "nice -n 10 harnesspro bench --profile-seeds 1 --out o\n```" in done.stdout

@@ -96,7 +96,9 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
     paired = pd.read_csv(out / "paired.csv").set_index("other")
     assert sorted(paired.index) == ["nsga2", "random"] and (paired["units"] == 2).all()
     assert (out / "yardsticks" / "profile-1.json").is_file()
-    assert "Power:" in (out / "summary.md").read_text()
+    text = (out / "summary.md").read_text()
+    assert "Power:" in text and "Resolution:" in text and "Wall time:" in text
+    assert (out / "command.txt").read_text().startswith("harnesspro bench --config")
     assert "plotly" in (out / "bench.html").read_text()[:2_000_000].lower()
     # A run folder marked complete without final.csv (written before runs were marked
     # complete after their held-out evaluation): the same command resumes it, same figures.

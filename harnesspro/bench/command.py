@@ -4,6 +4,9 @@ print the report."""
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import shlex
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -93,6 +96,30 @@ def profile_yardstick(
     return yardstick.stored(out / "yardsticks", profile, setup_key(setup), seeds, new)
 
 
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this bench (written to OUT/command.txt)."""
+    parts = ["harnesspro", "bench", "--config", str(args.config)]
+    parts += ["--profile-seeds", args.profile_seeds]
+    parts += ["--run-seeds", args.run_seeds] if args.run_seeds.strip() else []
+    parts += ["--strategies", args.strategies]
+    parts += [flag for flag, on in (("--no-racing", args.no_racing), ("--composer", args.composer),
+              ("--exhaustive", args.exhaustive)) if on]  # fmt: skip
+    parts += [f"--set={s}" for s in args.set] + ["--out", str(args.out)]
+    return shlex.join(parts)
+
+
+def timing(out: Path, seconds: float, units: int, variants: int) -> str:
+    """Wall time so far, per unit, into OUT/timing.json; the line summary.md carries."""
+    per_unit = seconds / units if units else math.nan
+    record = {"wall_s": round(seconds), "units": units, "variants": variants,
+              "per_unit_s": round(per_unit, 1)}  # fmt: skip
+    (out / "timing.json").write_text(json.dumps(record) + "\n")
+    return (
+        f"Wall time: {seconds / 60:.1f} min for {units} units x {variants} variants "
+        f"({per_unit:.0f} s per unit; resumed runs cost nothing)."
+    )
+
+
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     # Imported here: the runner and report pull in the whole search and plotly, which every
     # other `harnesspro` command would otherwise pay for at start-up.
@@ -115,6 +142,8 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     start_ray(base.ray)
     several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"
     console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
+    (out / "command.txt").parent.mkdir(parents=True, exist_ok=True)
+    (out / "command.txt").write_text(command_line(args) + "\n")
     outcomes, extra, sticks = [], {}, {}
     for profile in seeds:
         mine = [
@@ -130,6 +159,8 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         rows = report.run_rows(outcomes, {}, sticks)
         summary = report.summary(rows, seed=base.seed)
         note = resolution(max(o.test_tasks for o in outcomes), base.evaluation.attempts)
+        units = len({(o.profile, o.run_seed) for o in outcomes})
+        note += "\n\n" + timing(out, time.monotonic() - started, units, len(chosen))
         paths = report.write_outputs(out, rows, summary, extra, note)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
