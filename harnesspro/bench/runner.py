@@ -71,7 +71,9 @@ def variant_config(
     """The base config with the variant's strategy and switches, the profile, the shared
     cache and (`--run-seeds`) the run seed, which leaves the splits alone (`tasks.split_seed`
     fixes them) and changes the search's and the policy's draws."""
-    data: dict[str, Any] = base.model_dump(mode="json")
+    # only what the config set: a default it never set stays unset (a split manifest refuses
+    # an explicitly set tasks.test_fraction)
+    data: dict[str, Any] = base.model_dump(mode="json", exclude_unset=True)
     if run_seed is not None:
         apply_override(data, f"seed={run_seed}")
     for assignment in (
