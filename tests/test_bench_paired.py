@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from harnesspro.bench.paired import compare, detectable_difference, paired_frame, paired_markdown
+from harnesspro.bench.runner import variant_config, variants
+from harnesspro.core.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_power_by_hand() -> None:
@@ -57,3 +62,18 @@ def test_frame_pairs_by_profile_and_run_seed_and_skips_unpaired_units() -> None:
     assert row["sd"] == pytest.approx(math.sqrt(0.02))
     text = paired_markdown(paired_frame(rows, "harnesspro"), "harnesspro")
     assert "harnesspro - random" in text and "Power: at 2 units" in text
+
+
+def test_every_strategy_on_a_unit_shares_splits_seed_profile_and_cache(tmp_path: Path) -> None:
+    """A unit's runs differ only in what names the strategy: the same splits (the manifest),
+    the same run seed (the policy's sampling seed is seed:task:attempt), the same profile and
+    the same rollout cache, so their draws are shared."""
+    base = load_config(ROOT / "configs" / "bench.yaml", [])
+    configs = [
+        variant_config(base, v, 7, tmp_path / "cache.sqlite", run_seed=3).model_dump(mode="json")
+        for v in variants(["harnesspro", "random", "nsga2", "rho"], racing=False)
+    ]
+    for c in configs:
+        c["name"] = c["evolution"]["strategy"] = None
+    assert all(c == configs[0] for c in configs)
+    assert configs[0]["seed"] == 3 and configs[0]["model"]["behaviour"]["seed"] == 7
