@@ -62,6 +62,8 @@ def test_frame_pairs_by_profile_and_run_seed_and_skips_unpaired_units() -> None:
     assert row["sd"] == pytest.approx(math.sqrt(0.02))
     text = paired_markdown(paired_frame(rows, "harnesspro"), "harnesspro")
     assert "harnesspro - random" in text and "Power: at 2 units" in text
+    # SD sqrt(0.02) = 0.1414: (2.487 x 0.1414 / 0.05)^2 = 7.034^2 = 49.5 -> 50 units
+    assert "detecting 0.05 would take about 50 units" in text
 
 
 def test_every_strategy_on_a_unit_shares_splits_seed_profile_and_cache(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from harnesspro.bench.arithmetic import TIE, bootstrap_interval
 Z_LEVEL = 1.6448536269514722  # two-sided 90%: the 95th percentile of the standard normal
 Z_POWER = 0.8416212335729143  # 80% power: its 80th percentile
 POWER_FACTOR = Z_LEVEL + Z_POWER  # ~2.487
+TARGET = 0.05  # the difference in normalised hypervolume the power line asks about
 BOOTSTRAP_SEED = 20261202  # the bootstrap's own RNG seed: the same rows give the same interval
 
 
@@ -138,5 +139,11 @@ def power_line(frame: pd.DataFrame) -> str:
         f"Power: at {n} units and a median paired SD of {typical:.3f}, the smallest mean "
         f"difference detected with 80% power by a 90% two-sided interval is about "
         f"{POWER_FACTOR * typical / math.sqrt(n):.3f} ({POWER_FACTOR:.2f} x SD / sqrt(n)); "
-        "intervals that contain 0 are ties."
+        f"detecting {TARGET} would take about {units_needed(typical, TARGET)} units. "
+        "Intervals that contain 0 are ties."
     )
+
+
+def units_needed(sd: float, difference: float) -> int:
+    """Units for POWER_FACTOR x SD / sqrt(n) <= `difference`."""
+    return math.ceil((POWER_FACTOR * sd / difference) ** 2)
