@@ -25,6 +25,7 @@ def head_commit() -> str:
 
 def section(out: Path, title: str, commit: str, today: str) -> str:
     command = (out / "command.txt").read_text().strip()
+    command = command.replace("harnesspro ", ".venv/bin/python -m harnesspro ", 1)
     summary = (out / "summary.md").read_text().strip()
     return (
         f"### {title}\n\n*Recorded {today}, commit {commit}.*\n\n"

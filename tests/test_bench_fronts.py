@@ -67,4 +67,6 @@ def test_bench_record_quotes_the_benchs_own_files(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.stdout.startswith("### T\n\n*Recorded ")
     assert "commit abc1234." in done.stdout and "| 1 | 2 |\n\nPower: x\n" in done.stdout
-    assert "nice -n 10 harnesspro bench --profile-seeds 1 --out o\n```" in done.stdout
+    assert "nice -n 10 .venv/bin/python -m harnesspro bench --profile-seeds 1 --out o\n```" in (
+        done.stdout
+    )
