@@ -4,11 +4,12 @@
         LABEL=OUT [LABEL=OUT ...]
 
 Each OUT is a finished bench folder (its bench.csv); its variants are renamed
-`<variant>@<LABEL>` (an empty LABEL keeps the names). Every profile's reference front is
-then the non-dominated union of all these variants' test-split points (plus any exhaustive
-points in their bench.json), and the summary table is printed as `harnesspro bench` prints
-it, with paired wins of `--default` (default `harnesspro@<first LABEL>`). Use it to compare
-configurations benched apart (e.g. one bench per value of a config key).
+`<variant>@<LABEL>` (an empty LABEL keeps the names). Every profile's yardstick
+(harnesspro/bench/yardstick.py) is then built from all these variants' test-split points
+(plus any exhaustive points in their bench.json), its reference cost twice the seed's, and
+the summary table is printed as `harnesspro bench` prints it, with paired wins of
+`--default` (default `harnesspro@<first LABEL>`). Use it to compare configurations
+benched apart (e.g. one bench per value of a config key).
 """
 
 from __future__ import annotations

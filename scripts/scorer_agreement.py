@@ -8,11 +8,13 @@ again by its task's frozen test and by the trajectory judgement (testsynth/judge
 whatever scorer its run used. For the frozen test, the judgement and both together (a pass
 needs both) it prints per-rollout agreement with the official verdict (failure is the
 positive class) and, per candidate, how often two candidates are ordered on coreset pass rate
-as the official tests order them (pairs the official tests tell apart).
+as the official tests order them (pairs the official tests tell apart), and the share of
+official failures whose trajectory prints no error marker.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterable
 from itertools import combinations
@@ -23,6 +25,7 @@ import pandas as pd
 from harnesspro.core.ledger import Ledger
 from harnesspro.evaluation.scoring import grade, parse_test
 from harnesspro.improvers.testsynth.judge import judge
+from harnesspro.improvers.testsynth.offline import FAILURE_MARKERS
 from harnesspro.reports.agreement import Agreement, agreement
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import make_sandbox
@@ -56,8 +59,27 @@ def search_rollouts(root: Path) -> pd.DataFrame:
         for k, t in zip(rows["key"], rows["task_id"], strict=True)
     ]
     rows["judged"] = [judge(folder.trajectory(k)) for k in rows["key"]]
+    rows["marker"] = [shows_error(folder.trajectory(k)) for k in rows["key"]]
     rows["run"] = root.name
     return rows
+
+
+def shows_error(trajectory: str) -> bool:
+    """Whether any tool result prints an error marker (the judge's and the offline
+    synthesizer's FAILURE_MARKERS) or an error event was logged."""
+    for line in trajectory.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        if event.get("type") == "error":
+            return True
+        output = str(event.get("output"))
+        if event.get("type") == "tool_result" and any(m in output for m in FAILURE_MARKERS):
+            return True
+    return False
 
 
 def order_agreement(rows: pd.DataFrame, scorer: Scorer) -> tuple[int, int]:
@@ -96,6 +118,15 @@ def report(rows: pd.DataFrame) -> Iterable[str]:
         )
 
 
+def quiet_share(rows: pd.DataFrame) -> str:
+    """How many official failures print no error marker anywhere in their trajectory."""
+    failed = rows[rows["official_pass"] != 1]
+    quiet = int((~failed["marker"].astype(bool)).sum())
+    n = len(failed)
+    share = f"{quiet / n:.1%}" if n else "n/a"
+    return f"official failures with no error marker in any tool result: {quiet}/{n} ({share})"
+
+
 def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
@@ -110,6 +141,7 @@ def main(argv: list[str]) -> int:
         print("no search rollouts with both verdicts; run with evaluation.official_on_search")
         return 2
     print("\n".join(report(rows)))
+    print(quiet_share(rows))
     return 0
 
 

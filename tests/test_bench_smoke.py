@@ -77,18 +77,28 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
             ]
             for _, r in group.iterrows()
         }
-        ref_cost = 2 * max(c for pts in sets.values() for _, c in pts)
+        # the profile's yardstick, built by this bench: reference cost twice the seed's
+        seed_costs = [pts[0][1] for pts in sets.values()]
+        ref_cost = 2 * sum(seed_costs) / len(seed_costs)
         whole = staircase_area([p for pts in sets.values() for p in pts], ref_cost)
         for _, r in group.iterrows():
             expected = staircase_area(sets[r["variant"]], ref_cost) / whole
             assert r["normalised_hv"] == pytest.approx(expected)
             seed, heavy = sets[r["variant"]][0], r["heavy_pass"]
             assert r["heavy_gain"] == pytest.approx(heavy - seed[0])
+            seed_share = staircase_area([seed], ref_cost) / whole
+            assert r["hv_gain"] == pytest.approx(expected - seed_share)
     summary = pd.read_csv(out / "summary.csv").set_index("variant")
     for variant, group in rows.groupby("variant"):
         assert summary.loc[variant, "normalised_hv_mean"] == pytest.approx(
             group["normalised_hv"].mean()
         )
+    paired = pd.read_csv(out / "paired.csv").set_index("other")
+    assert sorted(paired.index) == ["nsga2", "random"] and (paired["units"] == 2).all()
+    assert (out / "yardsticks" / "profile-1.json").is_file()
+    text = (out / "summary.md").read_text()
+    assert "Power:" in text and "Resolution:" in text and "Wall time:" in text
+    assert (out / "command.txt").read_text().startswith("harnesspro bench --config")
     assert "plotly" in (out / "bench.html").read_text()[:2_000_000].lower()
     # A run folder marked complete without final.csv (written before runs were marked
     # complete after their held-out evaluation): the same command resumes it, same figures.

@@ -3,11 +3,14 @@ text triggers none, and what tool results contain (folds, notices, blocks) is re
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harnesspro.execution.fakes import phrases
 from harnesspro.execution.fakes.phrases import prompt_traits
 from harnesspro.harness.mechanisms import catalog
+from harnesspro.improvers.roles.ideas import WORDINGS
 from harnesspro.run.context import seed_template
 
 PARAPHRASES = {
@@ -94,9 +97,8 @@ def test_a_notice_counts_at_the_edges_of_a_result_not_inside_a_file() -> None:
     assert phrases.result_signals(folded) == (False, True, False)
 
 
-def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
-    from harnesspro.improvers.roles.ideas import WORDINGS
-
+def test_the_free_form_improvers_own_wordings_are_recognised_by_meaning() -> None:
+    # Not by their phrases (see the disjointness test): by the families' vocabulary.
     expected = {"recheck-outputs": "verify", "brief-replies": "concise", "read-less": "skim"}
     for idea, trait in expected.items():
         for text in WORDINGS[idea]:
@@ -106,3 +108,72 @@ def test_the_free_form_improvers_own_wordings_are_recognised() -> None:
     for text in WORDINGS["failure-hint"]:
         assert phrases.result_signals(f"bash: sortx: not found\n\n[hint] {text}")[2], text
     assert not phrases.result_signals("sorted 12 lines; all tests passed")[2]
+
+
+NEGATED = {
+    "verify": [
+        "There is no need to verify your work.",
+        "Don't double-check the output; just submit.",
+        "Skip verification of the results.",
+        "You do not have to confirm the output.",
+        "Verification of your work is not needed.",
+        "Finish without checking the files.",
+    ],
+    "concise": [
+        "Do not be brief: explain your reasoning in full.",
+        "No need to keep replies short.",
+        "Never be terse with the user.",
+    ],
+    "skim": [
+        "No need to skim: read every file whole.",
+        "Do not use head or tail on large files.",
+    ],
+}
+# Synonyms and another word order than the paraphrases above.
+REORDERED = {
+    "verify": [
+        "Your outputs must be checked before you finish.",
+        "Once done, re-examine the files you produced.",
+        "The result should be validated before you stop.",
+    ],
+    "concise": ["Replies short, please.", "Keep reasoning minimal.", "Be laconic."],
+    "skim": ["With tail, look at the big logs first.", "Peek at inputs rather than reading all."],
+    "direct": ["Looking around is wasteful here, so avoid it; act directly."],
+}
+
+
+@pytest.mark.parametrize("family", sorted(NEGATED))
+def test_a_negated_request_is_not_a_request(family: str) -> None:
+    for text in NEGATED[family]:
+        assert family not in prompt_traits(text), text
+
+
+@pytest.mark.parametrize("family", sorted(REORDERED))
+def test_synonyms_and_word_order(family: str) -> None:
+    for text in REORDERED[family]:
+        assert family in prompt_traits(text), text
+
+
+def test_negated_notices_and_hints_are_not_signals() -> None:
+    assert not phrases.FINISH.search("No need to hurry; do not submit yet.")
+    assert phrases.FINISH.search("Budget: 2 tool calls left.")
+    assert not phrases.RETRY_HINT.search("That step failed; do not retry it.")
+    assert phrases.RETRY_HINT.search("It did not work, so repair the command.")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s\-]+", " ", text.lower()).strip()
+
+
+def test_families_share_no_literal_string_with_the_improvers_wordings() -> None:
+    """Every phrase of two or more words in a family's lists is absent from the offline
+    improver's wordings (single words are the shared language: "verify", "head"), and the
+    improver's signature phrases are in no list."""
+    wordings = [_norm(w) for texts in WORDINGS.values() for w in texts]
+    families = [*phrases.PROMPT_FAMILIES.values(), phrases.FINISH, phrases.RETRY_HINT]
+    literals = {_norm(lit) for family in families for lit in family.literals()}
+    shared = [lit for lit in literals if " " in lit and any(lit in w for w in wordings)]
+    assert shared == []
+    signature = ("piece by piece", "say little", "a brief note", "double check", "went wrong")
+    assert not [s for s in signature for lit in literals if s in lit]
+    assert not literals & set(wordings)

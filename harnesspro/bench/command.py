@@ -4,14 +4,21 @@ print the report."""
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import shlex
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
 
-from harnesspro.bench import report
-from harnesspro.bench.runner import exhaustive_points, run_variant, variants
-from harnesspro.core.config import ConfigError, RayConfig, load_config
+from harnesspro.bench import report, yardstick
+from harnesspro.bench.arithmetic import Point
+from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
+from harnesspro.bench.split import resolution
+from harnesspro.bench.yardstick import Yardstick, setup_key
+from harnesspro.core.config import ConfigError, RayConfig, RunConfig, load_config
 from harnesspro.evolution.strategies import STRATEGIES
 from harnesspro.execution.scheduler import ensure_ray
 from harnesspro.sandbox.bubblewrap import Bubblewrap
@@ -68,6 +75,51 @@ def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
                 raise
 
 
+def profile_yardstick(
+    out: Path,
+    base: RunConfig,
+    profile: int,
+    outcomes: list[Outcome],
+    singles: Mapping[str, Point],
+) -> Yardstick:
+    """The profile's stored yardstick under OUT/yardsticks/, extended with these runs' points
+    and the exhaustive singles."""
+    setup = {
+        "tasks": base.tasks.model_dump(mode="json"),
+        "harness": base.harness.model_dump(mode="json"),
+        "prices": {k: v.model_dump(mode="json") for k, v in base.prices.items()},
+        "model": base.model.name,
+        "attempts": base.evaluation.attempts,
+    }
+    new = [*report.labelled_points(outcomes), *((f"single:{n}", *pc) for n, pc in singles.items())]
+    seeds = [o.points["seed"] for o in outcomes]
+    return yardstick.stored(out / "yardsticks", profile, setup_key(setup), seeds, new)
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this bench (written to OUT/command.txt)."""
+    parts = ["harnesspro", "bench", "--config", str(args.config)]
+    parts += ["--profile-seeds", args.profile_seeds]
+    parts += ["--run-seeds", args.run_seeds] if args.run_seeds.strip() else []
+    parts += ["--strategies", args.strategies]
+    parts += [flag for flag, on in (("--no-racing", args.no_racing), ("--composer", args.composer),
+              ("--exhaustive", args.exhaustive)) if on]  # fmt: skip
+    parts += [f"--set={s}" for s in args.set] + ["--out", str(args.out)]
+    return shlex.join(parts)
+
+
+def timing(out: Path, seconds: float, units: int, variants: int) -> str:
+    """Wall time so far, per unit, into OUT/timing.json; the line summary.md carries."""
+    per_unit = seconds / units if units else math.nan
+    record = {"wall_s": round(seconds), "units": units, "variants": variants,
+              "per_unit_s": round(per_unit, 1)}  # fmt: skip
+    (out / "timing.json").write_text(json.dumps(record) + "\n")
+    return (
+        f"Wall time: {seconds / 60:.1f} min for {units} units x {variants} variants "
+        f"({per_unit:.0f} s per unit; resumed runs cost nothing)."
+    )
+
+
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     # Imported here: the runner and report pull in the whole search and plotly, which every
     # other `harnesspro` command would otherwise pay for at start-up.
@@ -90,19 +142,29 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     start_ray(base.ray)
     several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"
     console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
-    outcomes, extra = [], {}
+    (out / "command.txt").parent.mkdir(parents=True, exist_ok=True)
+    (out / "command.txt").write_text(command_line(args) + "\n")
+    outcomes, extra, sticks = [], {}, {}
     for profile in seeds:
-        for run_seed in run_seeds:
-            for variant in chosen:
-                outcomes.append(run_variant(base, variant, profile, out, console, run_seed))
+        mine = [
+            run_variant(base, variant, profile, out, console, run_seed)
+            for run_seed in run_seeds
+            for variant in chosen
+        ]
+        outcomes += mine
         if args.exhaustive:
             extra[profile] = exhaustive_points(base, profile, out, console)
+        sticks[profile] = profile_yardstick(out, base, profile, mine, extra.get(profile, {}))
         # Written after every profile, so an interrupted bench still reports what finished.
-        rows = report.run_rows(outcomes, {p: list(points.values()) for p, points in extra.items()})
+        rows = report.run_rows(outcomes, {}, sticks)
         summary = report.summary(rows, seed=base.seed)
-        paths = report.write_outputs(out, rows, summary, extra)
+        note = resolution(max(o.test_tasks for o in outcomes), base.evaluation.attempts)
+        units = len({(o.profile, o.run_seed) for o in outcomes})
+        note += "\n\n" + timing(out, time.monotonic() - started, units, len(chosen))
+        paths = report.write_outputs(out, rows, summary, extra, note)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
+    console.print((out / "summary.md").read_text().split("\n\nPer strategy")[0], markup=False)
     console.print(
         f"wall time {time.monotonic() - started:.0f} s; wrote " + ", ".join(str(p) for p in paths)
     )

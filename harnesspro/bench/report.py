@@ -19,33 +19,40 @@ from harnesspro.bench.arithmetic import (
     bootstrap_interval,
     heavy_gain,
     lite_cost_cut,
-    normalised_hypervolumes,
     paired_wins,
 )
+from harnesspro.bench.paired import paired_frame, paired_markdown
 from harnesspro.bench.runner import Outcome
+from harnesspro.bench.yardstick import Labelled, Yardstick, built
 
 DEFAULT = "harnesspro"
 
 
-def run_rows(outcomes: Sequence[Outcome], extra: Mapping[int, Sequence[Point]]) -> pd.DataFrame:
+def run_rows(
+    outcomes: Sequence[Outcome],
+    extra: Mapping[int, Sequence[Point]],
+    yardsticks: Mapping[int, Yardstick] | None = None,
+) -> pd.DataFrame:
     """One row per run (variant, profile and, under `--run-seeds`, run seed): normalised test
-    hypervolume against the profile's reference front (every run of that profile), heavy
-    gain, lite cut."""
+    hypervolume against the profile's yardstick (the stored one in `yardsticks`, else one
+    built from these runs and `extra`), the gain over the seed, heavy gain, lite cut."""
     rows = []
     for profile in sorted({o.profile for o in outcomes}):
         mine = [o for o in outcomes if o.profile == profile]
-        nhv = normalised_hypervolumes(
-            {_run_label(o): list(o.points.values()) for o in mine}, extra.get(profile, ())
+        stick = (yardsticks or {}).get(profile) or profile_yardstick(
+            profile, mine, extra.get(profile, ())
         )
         for o in mine:
             seed = o.points["seed"]
+            nhv = stick.normalised(list(o.points.values()))
             rows.append(
                 {
                     "variant": o.variant,
                     "profile": profile,
                     **({} if o.run_seed is None else {"run_seed": o.run_seed}),
                     "misleading": o.misleading,
-                    "normalised_hv": nhv[_run_label(o)],
+                    "normalised_hv": nhv,
+                    "hv_gain": nhv - stick.normalised([seed]),
                     "heavy_gain": heavy_gain(seed, o.points.get("heavy", seed)),
                     "lite_cost_cut": lite_cost_cut(seed, o.points.get("lite", seed)),
                     "rollouts": o.rollouts,
@@ -54,6 +61,21 @@ def run_rows(outcomes: Sequence[Outcome], extra: Mapping[int, Sequence[Point]]) 
                 }
             )
     return pd.DataFrame(rows)
+
+
+def labelled_points(outcomes: Sequence[Outcome]) -> list[Labelled]:
+    """Every operating point of these runs, labelled variant[@run seed]:mode."""
+    return [(f"{_run_label(o)}:{m}", p, c) for o in outcomes for m, (p, c) in o.points.items()]
+
+
+def profile_yardstick(
+    profile: int, outcomes: Sequence[Outcome], extra: Sequence[Point] = (), key: str = ""
+) -> Yardstick:
+    """A yardstick built from these runs of one profile (and `extra` points) alone."""
+    stick = built(profile, [o.points["seed"] for o in outcomes], key)
+    return stick.extended(
+        [*labelled_points(outcomes), *((f"extra:{i}", p, c) for i, (p, c) in enumerate(extra))]
+    )
 
 
 def _run_label(o: Outcome) -> str:
@@ -94,7 +116,7 @@ def summary(rows: pd.DataFrame, seed: int = 0, default_variant: str = DEFAULT) -
     out = []
     for variant, group in rows.groupby("variant", sort=False):
         row: dict[str, object] = {"variant": variant, "profiles": len(group), "run_seeds": seeds}
-        for column in ("normalised_hv", "heavy_gain", "lite_cost_cut"):
+        for column in ("normalised_hv", "hv_gain", "heavy_gain", "lite_cost_cut"):
             for k, v in _cell(group[column], seed).items():
                 row[f"{column}_{k}"] = v
         row["rollouts_mean"] = float(group["rollouts"].mean())
@@ -124,6 +146,7 @@ def _fmt(row: pd.Series, column: str, pct: bool = False) -> str:
 COLUMNS = (
     "strategy",
     "norm. HV",
+    "HV gain over seed",
     "heavy pass gain",
     "lite cost cut",
     "rollouts",
@@ -144,6 +167,7 @@ def cells(r: pd.Series) -> list[str]:
     return [
         str(r["variant"]),
         _fmt(r, "normalised_hv"),
+        _fmt(r, "hv_gain") if "hv_gain_mean" in r else "n/a",
         _fmt(r, "heavy_gain", True),
         _fmt(r, "lite_cost_cut", True),
         f"{r['rollouts_mean']:.0f}",
@@ -170,6 +194,20 @@ def markdown(summary_frame: pd.DataFrame) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cells(r)) + " |" for _, r in summary_frame.iterrows()]
     return "\n".join(lines)
+
+
+def summary_markdown(summary_frame: pd.DataFrame, paired: pd.DataFrame, note: str = "") -> str:
+    """summary.md: the paired comparison over units first (what decides), then the
+    per-strategy means over profiles, then `note` (the test split's resolution)."""
+    parts = []
+    if not paired.empty:
+        parts.append(
+            f"Paired over units (profile, run seed): {DEFAULT} minus each strategy.\n\n"
+            + paired_markdown(paired, DEFAULT)
+        )
+    parts.append("Per strategy, mean [90% interval] over profiles.\n\n" + markdown(summary_frame))
+    parts += [note] if note else []
+    return "\n\n".join(parts) + "\n"
 
 
 def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
@@ -218,10 +256,13 @@ def write_outputs(
     rows: pd.DataFrame,
     summary_frame: pd.DataFrame,
     exhaustive: Mapping[int, Mapping[str, Point]] | None = None,
+    note: str = "",
 ) -> list[Path]:
-    """bench.csv (per run), summary.csv, bench.json and bench.html, each written atomically;
+    """bench.csv (per run), summary.csv, paired.csv (the default strategy against each other,
+    over units), summary.md, bench.json and bench.html, each written atomically;
     bench.json also lists the `exhaustive` points per profile (harness -> pass rate, $/task)."""
     out.mkdir(parents=True, exist_ok=True)
+    paired = paired_frame(rows, DEFAULT) if (rows["variant"] == DEFAULT).any() else pd.DataFrame()
     html = "".join(
         f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False)
         for i, f in enumerate(figures(rows, summary_frame))
@@ -243,7 +284,8 @@ def write_outputs(
         "bench.json": json.dumps(payload, indent=2) + "\n",
         "bench.html": f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}"
         "</body></html>\n",
-        "summary.md": markdown(summary_frame) + "\n",
+        "paired.csv": paired.to_csv(index=False),
+        "summary.md": summary_markdown(summary_frame, paired, note),
     }
     paths = []
     for name, text in texts.items():

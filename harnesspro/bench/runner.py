@@ -49,6 +49,7 @@ class Outcome:
     rollouts: int
     run_dir: str
     run_seed: int | None = None  # `--run-seeds`: the run's `seed` (None: the config's)
+    test_tasks: int = 0  # the size of the test split the points were measured on
 
 
 def variants(strategies: Sequence[str], racing: bool, composer: bool = False) -> list[Variant]:
@@ -70,7 +71,9 @@ def variant_config(
     """The base config with the variant's strategy and switches, the profile, the shared
     cache and (`--run-seeds`) the run seed, which leaves the splits alone (`tasks.split_seed`
     fixes them) and changes the search's and the policy's draws."""
-    data: dict[str, Any] = base.model_dump(mode="json")
+    # only what the config set: a default it never set stays unset (a split manifest refuses
+    # an explicitly set tasks.test_fraction)
+    data: dict[str, Any] = base.model_dump(mode="json", exclude_unset=True)
     if run_seed is not None:
         apply_override(data, f"seed={run_seed}")
     for assignment in (
@@ -131,6 +134,7 @@ def run_variant(
         len(search_rollouts(ctx.ledger.rollouts())),
         str(run.root),
         run_seed,
+        len(ctx.splits.test),
     )
     ctx.ledger.close()
     seed = "" if run_seed is None else f", run seed {run_seed}"

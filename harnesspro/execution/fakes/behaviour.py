@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
 from harnesspro.core.yamlload import YamlTooLarge, load_bounded
+from harnesspro.execution.fakes import slips
 
 Mode = Literal["help", "none", "hurt"]
 CATEGORIES = (
@@ -57,7 +58,10 @@ class BehaviourProfile(BaseModel):
     reference solution writes them."""
     # The base imperfections, with no lever in play.
     p_slip: float = Field(0.30, ge=0, le=1)
-    """Chance a reference step is first issued with a typo that fails."""
+    """Chance a reference step slips (a typo that fails, or a quiet kind: see slip_kinds)."""
+    slip_kinds: dict[str, float] = Field(default_factory=lambda: {"typo": 1.0})
+    """Relative weights of the slip kinds (slips.py: typo, wrong_value, off_by_one,
+    missing_rows, wrong_name, skip); the quiet kinds print no error marker."""
     p_notice: float = Field(0.40, ge=0, le=1)
     """Chance a slip is noticed at once and the step redone."""
     p_recheck: float = Field(0.30, ge=0, le=1)
@@ -136,6 +140,16 @@ class BehaviourProfile(BaseModel):
     """Slip multiplier in fenced mode (no tool schema)."""
     fenced_malformed: float = Field(0.0, ge=0, le=1)
     """Chance a fenced reply misses its closing fence (unparseable)."""
+
+    @field_validator("slip_kinds")
+    @classmethod
+    def _known_kinds(cls, mix: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(mix) - set(slips.KINDS))
+        if unknown:
+            raise ValueError(f"unknown slip kinds {unknown}; use {', '.join(slips.KINDS)}")
+        if any(w < 0 for w in mix.values()) or sum(mix.values()) <= 0:
+            raise ValueError("slip kind weights must be >= 0 with a positive sum")
+        return mix
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -342,6 +356,7 @@ def sample_profile(seed: int) -> BehaviourProfile:
     for lever, draw in DRAWS.items():
         modes[lever] = rng.choices(list(P_MODE), weights=list(P_MODE.values()))[0]
         fields.update(draw(modes[lever], rng, fields))
+    fields["slip_kinds"] = slips.sample_mix(seed)
     name = {"name": f"profile-{seed}", "description": f"drawn from seed {seed}"}
     return BehaviourProfile.model_validate({**fields, "modes": modes, **name})
 

@@ -3,7 +3,10 @@
 Prompt traits are read off the harness's own prompts (the task's instruction is taken out
 first, so a task about checksums does not read as "verify your work"); signals are read off
 what tool results and harness turns actually contain. An improver that writes new prompt
-text in its own words is recognised as long as it says the same thing.
+text in its own words is recognised as long as it says the same thing. The families are word
+lists read by meaning.py (synonyms, either word order, negation: "no need to verify" is not a
+request to verify), written independently of the offline improver's wordings
+(roles/ideas.py): no phrase of theirs is in the lists (tests/test_phrases.py checks it).
 """
 
 from __future__ import annotations
@@ -11,59 +14,106 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_I = re.I | re.S
+from harnesspro.execution.fakes.meaning import Family
 
+# The families, in the policy's own words (meaning.py says how the lists combine).
 # Asking the model to check its own work before it finishes.
-VERIFY = re.compile(
-    r"\bverify\b|\bverif(y|ies|ication)\b.{0,40}\b(work|output|result|change)"
-    r"|double[- ]?check|\bconfirm\b.{0,30}\b(output|result|work|change|file)s?\b"
-    r"|\btest (your|the) (change|work|code|fix|script|output)s?\b"
-    r"|\bmake sure\b.{0,80}\b(match|matches|correct|pass|passes|works?|as (asked|requested))\b"
-    r"|\bcheck (your|the) (work|output|result|answer)s?\b|\bvalidate (your|the) (output|result)"
-    r"|\bre-?read (your|the) (output|result)s?\b.{0,40}\b(instruction|task)"
-    r"|\bconfirm\b.{0,40}\b(match|matches|correct|right)\b"
-    r"|\b(check|compare)\b.{0,50}\bagainst the (instructions?|request|task|spec)",
-    _I,
-)
+VERIFY = Family(
+    "verify",
+    cues=("sanity check", "proofread", "self-review", "self review"),
+    verbs=(
+        "verify", "verified", "verifying", "verification", "check", "checked", "checking",
+        "recheck", "confirm", "confirmed", "confirming", "validate", "validated",
+        "validating", "validation", "test", "tested", "testing", "ensure", "make sure",
+        "review", "reviewed", "re-examine", "re-read", "reread", "compare", "look over",
+        "inspect your", "go over",
+    ),
+    objects=(
+        "work", "output", "outputs", "result", "results", "answer", "answers", "change",
+        "changes", "edit", "edits", "fix", "fixes", "file", "files", "content", "contents",
+        "solution", "deliverable", "deliverables", "matches", "match", "correct", "correctly",
+        "as requested", "what you wrote", "what you produced", "what you made", "works",
+    ),
+)  # fmt: skip
 # Asking it not to look around more than the task needs.
-DIRECT = re.compile(
-    r"\bavoid (unnecessary|needless|excessive|extra) (exploration|exploring|looking around)"
-    r"|\b(don't|do not|never) (explore|look around|browse)\b"
-    r"|\bminimi[sz]e (exploration|exploring|the number of (commands|tool calls))"
-    r"|\bread only what (the task|you) needs?\b|\bonly (look at|read|open|inspect) what\b"
-    r"|\bgo straight to (the )?(work|task|change|fix)\b|\bskip (the )?(exploration|survey)"
-    r"|\bno (unnecessary|needless) (commands|exploration|tool calls)",
-    _I,
-)
+DIRECT = Family(
+    "direct",
+    cues=(
+        "go straight to", "straight to the point", "get right to", "read only what",
+        "only read what", "only inspect what", "only look at what", "only open what",
+        "as few commands as", "as few tool calls as", "fewest commands", "fewest tool calls",
+        "act directly", "no detours",
+    ),
+    limited=(
+        "explore", "exploration", "exploring", "look around", "looking around", "browse",
+        "browsing", "survey", "surveying", "poke around", "wander", "wandering",
+        "the number of commands", "the number of tool calls",
+    ),
+)  # fmt: skip
 # Asking for short replies.
-CONCISE = re.compile(
-    r"\bconcise(ly)?\b|\bbe brief\b|\bbriefly\b|\bterse(ly)?\b|\bsuccinct(ly)?\b"
-    r"|\bkeep (your )?(replies|answers|responses|messages|reasoning) (short|brief|minimal)"
-    r"|\b(short|brief) (replies|answers|responses)\b|\ba sentence or two\b"
-    r"|\bone or two sentences\b|\bas few words as\b|\bno (long|lengthy) (explanations?|prose)"
-    r"|\b(one|two|a) (or two )?short sentences?\b|\bsay little\b|\ba brief note\b"
-    r"|\bkeep (every|each|your) (message|reply|answer|response)s? (short|brief|to)\b"
-    r"|\b(no|less|little|minimal) (commentary|narration|chatter)\b",
-    _I,
-)
+CONCISE = Family(
+    "concise",
+    cues=(
+        "concise", "concisely", "terse", "tersely", "succinct", "succinctly", "briefly",
+        "be brief", "a sentence or two", "as few words as", "no lengthy", "no long",
+        "laconic", "to the point",
+    ),
+    verbs=("short", "shorter", "brief", "minimal", "few", "little", "compact", "sparse"),
+    objects=(
+        "reply", "replies", "answer", "answers", "response", "responses", "message", "messages",
+        "reasoning", "commentary", "explanation", "explanations", "prose", "words", "sentence",
+        "sentences", "note", "notes", "narration", "chatter", "text",
+    ),
+    reach=1,
+)  # fmt: skip
 # Asking it to read large files in part (head/tail/wc/grep) rather than print them whole.
-SKIM = re.compile(
-    r"instead of `?cat`?|\brather than `?cat`?"
-    r"|\b(never|don't|do not|avoid) (print|dump|cat|output)(ting|ing)? (a |an |the )?"
-    r"(whole|entire|full|large|big|long)"
-    r"|\b(head|tail|wc|grep)\b[^.\n]{0,60}\b(large|big|long|whole|entire) (files?|inputs?)"
-    r"|\b(large|big|long) files?\b[^.\n]{0,60}\b(head|tail|wc|grep)\b"
-    r"|\bprint(ing)? (them|it|files?) whole\b|\bpiece by piece\b"
-    r"|\bskim\b|\bpeek at\b|\bonly the first (few )?lines\b",
-    _I,
-)
+SKIM = Family(
+    "skim",
+    cues=("skim", "skimming", "peek at", "first few lines", "only the first lines", "excerpt"),
+    verbs=("head", "tail", "wc", "grep", "sed -n", "less"),
+    objects=(
+        "large", "big", "long", "huge", "lengthy", "sizeable", "whole", "entire", "bulky",
+        "log", "logs",
+    ),
+    limited=(
+        "cat", "print a whole", "print the whole", "print whole", "print an entire",
+        "print the entire", "dump", "dumping", "printing", "output the whole",
+        "display the whole", "read whole", "read the whole", "read the entire",
+    ),
+)  # fmt: skip
 # In tool results: asking to stop looking around and finish.
-FINISH = re.compile(
-    r"\bredundant\b|\bfocus on finishing\b|\bsubmit (your best|now|your answer)"
-    r"|\bwrap (it )?up\b|\bstop (exploring|checking)\b|\bfinish (up|now)\b"
-    r"|\brunning (out|low) (of|on) (steps|budget|tool calls)|\b\d+ steps? left\b",
-    _I,
-)
+FINISH = Family(
+    "finish",
+    cues=(
+        "wrap up", "wrap it up", "wrap things up", "finish up", "hurry", "running out of",
+        "running low on", "almost out of", "nearly out of", "last few steps", "final steps",
+        "budget is nearly", "close to the limit", "near the limit", "time is almost up",
+    ),
+    verbs=("finish", "finishing", "submit", "submitting", "conclude", "complete", "end"),
+    objects=(
+        "now", "focus", "remaining", "left", "soon", "best", "immediately", "promptly",
+        "quickly", "asap", "at once", "budget", "limit", "enough",
+    ),
+    limited=(
+        "redundant", "rechecks", "exploring", "exploration", "looking around",
+        "extra checks", "further checks", "more checks", "repeated checks",
+    ),
+    patterns=(r"\b\d+\s+(?:steps?|tool\s+calls?|calls?|turns?)\s+(?:left|remaining)\b",),
+)  # fmt: skip
+# In tool results: a hint that the command failed and should be fixed and run again.
+RETRY_HINT = Family(
+    "retry_hint",
+    verbs=("fix", "correct", "retry", "repair", "rerun", "re-run", "redo", "amend", "try again"),
+    objects=(
+        "failed", "fails", "failing", "failure", "error", "errored", "errors", "broke",
+        "broken", "unsuccessful", "crashed", "non-zero", "nonzero",
+    ),
+    negated_objects=("succeed", "succeeded", "work", "worked"),
+    spans_clauses=True,
+)  # fmt: skip
+PROMPT_FAMILIES = {f.name: f for f in (VERIFY, DIRECT, CONCISE, SKIM)}
+
+
 # In tool results: the call was not run because a budget is spent.
 BLOCKED = re.compile(r"\bblocked\b|\bbudget is (spent|exhausted)\b|\bno more tool calls\b", re.I)
 # In harness turns: a refused submission.
@@ -83,15 +133,6 @@ FOLDED = re.compile(
     re.I,
 )
 
-# In tool results: a hint that the command failed and should be fixed and run again.
-RETRY_HINT = re.compile(
-    r"\b(failed|did not succeed|didn't work|returned an error)\b.{0,80}"
-    r"\b(fix|correct|retry|try again|run it again)\b"
-    r"|\b(fix|correct) (it|the command|that)\b.{0,40}\b(again|retry)\b",
-    re.I | re.S,
-)
-
-PROMPT_FAMILIES = {"verify": VERIFY, "direct": DIRECT, "concise": CONCISE, "skim": SKIM}
 NOTICE_EDGE = 400  # harnesses put notices at the start or the end of a tool result
 
 
@@ -105,7 +146,7 @@ def result_signals(text: str) -> tuple[bool, bool, bool]:
     low = text.lower()  # a cheap filter before the regular expression on long outputs
     maybe_folded = any(word in low for word in ("omitted", "cut", "repeated", "truncated"))
     folded = maybe_folded and bool(FOLDED.search(text))
-    return bool(FINISH.search(edges)), folded, bool(RETRY_HINT.search(edges))
+    return FINISH.search(edges), folded, RETRY_HINT.search(edges)
 
 
 @lru_cache(maxsize=8192)

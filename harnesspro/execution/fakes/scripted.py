@@ -20,11 +20,15 @@ other draw as it was):
 3. Exploration: [explore] look-around commands before acting ([direct_explore] when the
    prompts limit exploration); `head` instead of `cat` when the prompts ask to skim and it
    follows them [skim_follow].
-4. Each reference step is executed in order. With probability p_slip the step is first issued
-   with a typo in its first command, which fails; p_slip = [p_slip] x [effort_slip][effort] **
+4. Each reference step is executed in order. With probability p_slip the step slips; the
+   kind follows [slip_kinds] (slips.py). A typo garbles its first command, which fails; the
+   quiet kinds (a wrong value, an off-by-one, missing rows, an output under another name, a
+   step silently skipped) print plausible output and no error marker, are never noticed at
+   once and leave the step broken (the ones that spoil an output act after the last
+   reference step). p_slip = [p_slip] x [effort_slip][effort] **
    [difficulty_weight][difficulty] x [direct_slip] (exploration limited) x [concise_slip]
    (concise prompts) x [fenced_slip] (fenced mode) x [hidden_slip] (after a partial view of
-   an input, on the task categories in [needs_full_view]). A slip is noticed at once with
+   an input, on the task categories in [needs_full_view]). A typo is noticed at once with
    probability [p_notice] ([verify_notice] when the prompts ask to verify; [hint_notice]
    when its failed result carries a fix-and-retry hint, phrases.RETRY_HINT) and the step
    redone; otherwise it stays broken.
@@ -71,7 +75,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harnesspro.core.records import Task
-from harnesspro.execution.fakes import phrases, variants
+from harnesspro.execution.fakes import phrases, slips, variants
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
 from harnesspro.tasks.runtime import input_files
@@ -127,8 +131,9 @@ class TaskScript:
 
 @dataclass(frozen=True)
 class Action:
-    kind: str  # explore | slip | step | recheck | verify
+    kind: str  # explore | slip | quiet | step | recheck | verify
     command: str
+    index: int = -1  # slip and quiet: the reference step that slipped
 
 
 def script_for(task: Task) -> TaskScript:
@@ -162,12 +167,6 @@ def styled_steps(script: TaskScript, profile: BehaviourProfile) -> tuple[str, ..
         return script.steps
     rewrites = [variants.rewrite_command(kind, path) for path, kind in chosen]
     return (*script.steps[:-1], "\n".join([script.steps[-1], *rewrites]))
-
-
-def _typo(step: str) -> str:
-    first = step.splitlines()[0]
-    word, _, rest = first.partition(" ")
-    return f"{word}{word[-1:]}x {rest}".rstrip()
 
 
 def _look(rng: random.Random, script: TaskScript, skim: bool = False) -> str:
@@ -250,6 +249,7 @@ def plan_actions(
     partial = skim and bool(script.long_inputs)
     p_notice = profile.verify_notice if traits.verify else profile.p_notice
     broken: list[int] = []
+    quiet: list[tuple[int, str]] = []  # (step, kind) of quiet slips that spoil an output
     steps = styled_steps(script, profile)
     for i, step in enumerate(steps):
         if folded_at is not None and len(actions) > folded_at and not partial:
@@ -260,23 +260,49 @@ def plan_actions(
             folded_at = None
         rng = _stream(seed, "step", i)
         slip, notice, recheck = rng.random(), rng.random(), rng.random()
+        kind = "step"
         if slip < slip_rate(script, traits, profile, partial):
+            u = _stream(seed, "kind", i).random()
+            kind = slips.choose(profile.slip_kinds, u, bool(script.outputs))
+        if kind == "typo":
             hint = len(actions) in hinted
-            actions.append(Action("slip", _typo(step)))
+            actions.append(Action("slip", slips.typo(step), i))
             if notice < (profile.hint_notice if hint else p_notice):
                 actions.append(Action("step", step))
             else:
                 broken.append(i)
+        elif kind == "skip":  # quiet: nothing in the result says it was not done
+            actions.append(Action("quiet", slips.skipped(script.workdir), i))
+            broken.append(i)
         else:
             actions.append(Action("step", step))
+            if kind != "step":
+                quiet.append((i, kind))
+                broken.append(i)
         if recheck < profile.p_recheck:
             actions.append(Action("recheck", _look(_stream(seed, "recheck", i), script, skim)))
+    actions = _spoil_outputs(actions, script, quiet, seed)
     if _stream(seed, "verify").random() < (profile.verify_p if traits.verify else profile.p_verify):
         actions.append(Action("verify", _verify_command(script, profile)))
         if broken and _stream(seed, "catch").random() < profile.verify_catch:
             # later steps may have built on the broken one: rerun from there
             actions += [Action("step", step) for step in steps[broken[0] :]]
     return actions
+
+
+def _spoil_outputs(
+    actions: list[Action], script: TaskScript, quiet: list[tuple[int, str]], seed: str
+) -> list[Action]:
+    """Quiet slips that spoil an output act after the last reference step run (slips.py)."""
+    last = next((k for k in range(len(actions) - 1, -1, -1) if actions[k].kind == "step"), None)
+    if not quiet or last is None:
+        return actions
+    spoils = []
+    for i, kind in quiet:
+        pick = _stream(seed, "spoiled", i).random()
+        spoils.append(slips.corruption(kind, script.outputs[int(pick * len(script.outputs))]))
+    command = "\n".join([actions[last].command, *spoils])
+    return [*actions[:last], Action("quiet", command, quiet[0][0]), *actions[last + 1 :]]
 
 
 def _verify_command(script: TaskScript, profile: BehaviourProfile) -> str:
@@ -345,7 +371,7 @@ def _after_refusal(actions: list[Action], steps: tuple[str, ...], workdir: str) 
     """Model 13: a refused submission makes it check its work and rerun what it broke."""
     if any(a.kind == "verify" for a in actions):
         return actions
-    slipped = [i for i, step in enumerate(steps) if Action("slip", _typo(step)) in actions]
+    slipped = sorted(a.index for a in actions if a.kind in ("slip", "quiet") and a.index >= 0)
     redo = [Action("step", step) for step in steps[slipped[0] :]] if slipped else []
     return [*actions, Action("verify", f"ls -la {workdir}"), *redo]
 
