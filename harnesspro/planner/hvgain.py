@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from harnesspro.core.records import Directive
+
 Array = npt.NDArray[np.float64]
 
 
@@ -25,7 +27,7 @@ Array = npt.NDArray[np.float64]
 class Band:
     """A region of the front along the cost axis, with the directive that fills it."""
 
-    directive: str
+    directive: Directive
     lo: float
     hi: float
 

@@ -37,7 +37,7 @@ def _draw(
     for n, j in enumerate(rng.permutation(m)):
         ones = rows // 2 + (rows % 2) * (n % 2)  # odd rows: alternate floor/ceil
         others = [k for k in group_of.get(int(j), ()) if k != j]
-        free = ~design[:, others].any(axis=1) if others else np.ones(rows, dtype=bool)
+        free = np.asarray(~design[:, others].any(axis=1), dtype=bool)
         design[:, j] = _column(rows, ones, free, design.sum(axis=1), rng)
     return design
 

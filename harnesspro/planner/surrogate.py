@@ -138,22 +138,26 @@ class Surrogate:
         s = slice(self.n_tasks, self.n_tasks + self.n_mech)
         return Gaussian(post.mean[s], post.cov[s, s])
 
+    def draws(self, rng: np.random.Generator, k: int) -> tuple[Array, Array]:
+        """`k` coefficient vectors of each model (rows), to score many genomes alike."""
+        return self.pass_post.draws(rng, k), self.cost_post.draws(rng, k)
+
     def predict(
         self, genomes: npt.NDArray[np.bool_], rng: np.random.Generator, draws: int
     ) -> tuple[Array, Array]:
         """Per posterior draw (rows) and genome (columns): the pass rate and the cost per task
         averaged over the tasks."""
-        return self._score(genomes, self.pass_post.draws(rng, draws),
-                           self.cost_post.draws(rng, draws))  # fmt: skip
+        return self.score(genomes, *self.draws(rng, draws))
 
     def mean(self, genomes: npt.NDArray[np.bool_]) -> tuple[Array, Array]:
         """Pass rate and cost per task at the posterior mean (the shrunk estimate)."""
-        pr, cost = self._score(genomes, self.pass_post.mean[None], self.cost_post.mean[None])
+        pr, cost = self.score(genomes, self.pass_post.mean[None], self.cost_post.mean[None])
         return pr[0], cost[0]
 
-    def _score(
+    def score(
         self, genomes: npt.NDArray[np.bool_], w_pass: Array, w_cost: Array
     ) -> tuple[Array, Array]:
+        """Pass rate and cost per task of each genome (columns) under each coefficient row."""
         t = self.n_tasks
         x = design(genomes, self.pairs)  # (k, f)
         eta = w_pass[:, t:] @ x.T  # (S, k)

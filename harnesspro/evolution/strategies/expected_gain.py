@@ -1,0 +1,170 @@
+"""`harnesspro` (the default): screen the levers, model their effects, propose by expected
+hypervolume gain.
+
+A candidate is a set of catalog mechanisms applied to the seed (planner/space.py). The first
+epoch screens: a balanced design (planner/screening.py) puts each mechanism in about half of
+the candidates. Every later epoch fits the surrogate (planner/surrogate.py) to every scored
+coreset rollout - pass and log cost on the mechanism bits, with the task as intercept - and
+proposes, among every genome of the catalog, those with the largest expected gain in
+hypervolume of the front under the posterior (planner/hvgain.py): one per directive, each
+directive a region of the front (cheap end, knee, strong end), each plan naming its region.
+The candidates are made and journaled as NSGA-II's are (seed + mechanisms, catalog order).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from harnesspro.core import journal
+from harnesspro.core.metrics import row_tokens, scored, search_rollouts
+from harnesspro.core.records import Candidate, Plan
+from harnesspro.evolution.improve import improve
+from harnesspro.evolution.strategies.nsga2 import edit_genome
+from harnesspro.planner.catalog import lineage
+from harnesspro.planner.hvgain import Pick, choose, thirds
+from harnesspro.planner.screening import screening_design
+from harnesspro.planner.space import (
+    GENES,
+    all_genomes,
+    catalog_prior,
+    exclusive_indices,
+    genome_of,
+    levers_of,
+    name_of,
+    parts,
+)
+from harnesspro.planner.surrogate import Observations, Surrogate, fit
+from harnesspro.run.context import SEED_ID, RunContext
+
+DRAWS = 64  # posterior draws per decision
+CHUNK = 4096  # genomes scored at once (memory: draws x chunk x tasks)
+MAX_SCREEN, MIN_SCREEN = 9, 4
+
+
+def measured_genomes(ctx: RunContext) -> dict[str, npt.NDArray[np.bool_]]:
+    """Scored candidates made of catalog mechanisms only, by id, with their genome."""
+    candidates = ctx.candidates()
+    out = {}
+    for cid in ctx.scores():
+        names = set().union(*(parts(candidates[c].mechanism) for c in lineage(cid, candidates)))
+        if names <= set(GENES):
+            out[cid] = genome_of(names)
+    return out
+
+
+def observations(ctx: RunContext, genomes: dict[str, npt.NDArray[np.bool_]]) -> Observations:
+    """One row per scored coreset rollout of those candidates (log cost in dollars, else in
+    tokens; NaN where unknown)."""
+    frame = scored(ctx.scoring_rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
+    frame = frame[frame["candidate_id"].isin(list(genomes))]
+    cost = frame["cost"].astype(float)
+    if cost.isna().any():
+        cost = row_tokens(frame)
+    tasks = sorted(ctx.splits.coreset)
+    return Observations(
+        np.array([genomes[c] for c in frame["candidate_id"]], dtype=bool).reshape(-1, len(GENES)),
+        np.array([tasks.index(t) for t in frame["task_id"]], dtype=np.int64),
+        frame["pass"].to_numpy(float),
+        np.log(np.clip(cost.to_numpy(float), 1e-12, None)),
+        len(tasks),
+    )
+
+
+def affordable(ctx: RunContext) -> int | None:
+    """Candidates the rollout cap still pays for (None: uncapped)."""
+    cap = ctx.config.evaluation.max_rollouts
+    if cap is None:
+        return None
+    left = cap - len(search_rollouts(ctx.ledger.rollouts()))
+    return max(0, left) // (len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task)
+
+
+def screening_plans(ctx: RunContext, epoch: int) -> list[Plan]:
+    """The first epoch: a balanced design; two thirds of what the cap affords (4-9 rows)."""
+    budget = affordable(ctx)
+    rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
+    design = screening_design(rows, len(GENES), exclusive_indices(), ctx.config.seed * 1000 + epoch)
+    return [
+        Plan(SEED_ID, "balanced", name_of(bits), f"screening row {i + 1} of {rows}: each "
+             "mechanism in about half of the rows", 0.0, 0.0, levers=levers_of(bits))
+        for i, bits in enumerate(design)
+    ]  # fmt: skip
+
+
+def pool_points(
+    model: Surrogate, pool: npt.NDArray[np.bool_], w_pass: np.ndarray, w_cost: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every pool genome's pass rate and cost under each draw, in chunks."""
+    out = [model.score(pool[i : i + CHUNK], w_pass, w_cost) for i in range(0, len(pool), CHUNK)]
+    return np.hstack([p for p, _ in out]), np.hstack([c for _, c in out])
+
+
+def gain_plans(ctx: RunContext, epoch: int, rounds: int) -> list[Plan]:
+    """`rounds` x one plan per region of the front, by expected hypervolume gain."""
+    genomes = measured_genomes(ctx)
+    model = fit(observations(ctx, genomes), catalog_prior())
+    rng = np.random.default_rng(ctx.config.seed * 1000 + epoch)
+    w_pass, w_cost = model.draws(rng, DRAWS)
+    known = np.array(list(genomes.values()), dtype=bool)
+    front_pass, front_cost = model.score(known, w_pass, w_cost)
+    pool = all_genomes()
+    pool_pass, pool_cost = pool_points(model, pool, w_pass, w_cost)
+    scores = ctx.scores()
+    ref_cost = 2 * max(scores[c].cost_per_task for c in genomes)
+    if not math.isfinite(ref_cost):
+        ref_cost = 2 * float(np.max(front_cost))
+    mean_pass, mean_cost = model.mean(known)
+    bands = thirds(mean_cost, ref_cost) * rounds
+    picks = choose(front_pass, front_cost, pool_pass, pool_cost, (0.0, ref_cost), bands)
+    seed = scores[SEED_ID]
+    return [plan_of(pick, pool[pick.index], pool_pass[:, pick.index], pool_cost[:, pick.index],
+                    seed.pass_rate, seed.cost_per_task) for pick in picks]  # fmt: skip
+
+
+def plan_of(
+    pick: Pick, bits: npt.NDArray[np.bool_], prs: np.ndarray, costs: np.ndarray,
+    seed_pass: float, seed_cost: float,
+) -> Plan:  # fmt: skip
+    """The plan of one pick: its region, expected gain and predicted point with intervals."""
+    low, high = np.percentile(prs, [5, 95])
+    c_low, c_high = np.percentile(costs, [5, 95])
+    pr, cost = float(np.mean(prs)), float(np.mean(costs))
+    region = {"cost-first": "cheap end", "balanced": "knee", "performance-first": "strong end"}
+    why = (
+        f"fills the {region[pick.band.directive]} of the front: expected hypervolume gain "
+        f"{pick.gain:.3g}; predicted pass {pr:.0%} [{low:.0%}, {high:.0%}], cost "
+        f"{cost:.3g} [{c_low:.3g}, {c_high:.3g}] per task (90% of the posterior)"
+    )
+    d_cost = cost / seed_cost - 1 if seed_cost and math.isfinite(seed_cost) else 0.0
+    return Plan(SEED_ID, pick.band.directive, name_of(bits), why,
+                round(pr - seed_pass, 4), round(d_cost, 4), levers=levers_of(bits))  # fmt: skip
+
+
+def plans_for(ctx: RunContext, epoch: int) -> list[Plan]:
+    if set(measured_genomes(ctx)) <= {SEED_ID}:
+        return screening_plans(ctx, epoch)
+    budget = affordable(ctx)
+    return gain_plans(ctx, epoch, 3 if budget is None else 1)
+
+
+class ExpectedGain:
+    """Journaled as NSGA-II is: the epoch's plans once drawn, then each edit. With improver
+    'llm' the planner's free-form plans are not yet features of the surrogate: it plans as
+    `harnesspro-v1` does."""
+
+    def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
+        if ctx.config.evolution.improver == "llm":
+            return improve(ctx, epoch, parents)
+        plans = journal.journaled_plans(ctx.ledger, epoch)
+        if plans is None:
+            plans = plans_for(ctx, epoch)
+            ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
+        children: dict[str, Candidate] = {}
+        for index, plan in enumerate(plans):
+            child = edit_genome(ctx, epoch, index, plan)
+            if child and child.id not in ctx.scores():
+                children[child.id] = child
+        return list(children.values())
