@@ -19,58 +19,20 @@ import numpy as np
 import numpy.typing as npt
 
 from harnesspro.core import journal
-from harnesspro.core.metrics import row_tokens, scored, search_rollouts
+from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
 from harnesspro.evolution.strategies.nsga2 import edit_genome
-from harnesspro.planner.catalog import lineage
 from harnesspro.planner.hvgain import Pick, choose, thirds
+from harnesspro.planner.measured import measured_genomes, surrogate_of
 from harnesspro.planner.screening import screening_design
-from harnesspro.planner.space import (
-    GENES,
-    all_genomes,
-    catalog_prior,
-    exclusive_indices,
-    genome_of,
-    levers_of,
-    name_of,
-    parts,
-)
-from harnesspro.planner.surrogate import Observations, Surrogate, fit
+from harnesspro.planner.space import GENES, all_genomes, exclusive_indices, levers_of, name_of
+from harnesspro.planner.surrogate import Surrogate
 from harnesspro.run.context import SEED_ID, RunContext
 
 DRAWS = 64  # posterior draws per decision
 CHUNK = 4096  # genomes scored at once (memory: draws x chunk x tasks)
 MAX_SCREEN, MIN_SCREEN = 9, 4
-
-
-def measured_genomes(ctx: RunContext) -> dict[str, npt.NDArray[np.bool_]]:
-    """Scored candidates made of catalog mechanisms only, by id, with their genome."""
-    candidates = ctx.candidates()
-    out = {}
-    for cid in ctx.scores():
-        names = set().union(*(parts(candidates[c].mechanism) for c in lineage(cid, candidates)))
-        if names <= set(GENES):
-            out[cid] = genome_of(names)
-    return out
-
-
-def observations(ctx: RunContext, genomes: dict[str, npt.NDArray[np.bool_]]) -> Observations:
-    """One row per scored coreset rollout of those candidates (log cost in dollars, else in
-    tokens; NaN where unknown)."""
-    frame = scored(ctx.scoring_rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
-    frame = frame[frame["candidate_id"].isin(list(genomes))]
-    cost = frame["cost"].astype(float)
-    if cost.isna().any():
-        cost = row_tokens(frame)
-    tasks = sorted(ctx.splits.coreset)
-    return Observations(
-        np.array([genomes[c] for c in frame["candidate_id"]], dtype=bool).reshape(-1, len(GENES)),
-        np.array([tasks.index(t) for t in frame["task_id"]], dtype=np.int64),
-        frame["pass"].to_numpy(float),
-        np.log(np.clip(cost.to_numpy(float), 1e-12, None)),
-        len(tasks),
-    )
 
 
 def affordable(ctx: RunContext) -> int | None:
@@ -104,15 +66,16 @@ def pool_points(
 
 def gain_plans(ctx: RunContext, epoch: int, rounds: int) -> list[Plan]:
     """`rounds` x one plan per region of the front, by expected hypervolume gain."""
-    genomes = measured_genomes(ctx)
-    model = fit(observations(ctx, genomes), catalog_prior())
+    scores = ctx.scores()
+    model, genomes = surrogate_of(
+        ctx.scoring_rollouts(), ctx.splits.coreset, ctx.candidates(), scores
+    )
     rng = np.random.default_rng(ctx.config.seed * 1000 + epoch)
     w_pass, w_cost = model.draws(rng, DRAWS)
     known = np.array(list(genomes.values()), dtype=bool)
     front_pass, front_cost = model.score(known, w_pass, w_cost)
     pool = all_genomes()
     pool_pass, pool_cost = pool_points(model, pool, w_pass, w_cost)
-    scores = ctx.scores()
     ref_cost = 2 * max(scores[c].cost_per_task for c in genomes)
     if not math.isfinite(ref_cost):
         ref_cost = 2 * float(np.max(front_cost))
@@ -144,7 +107,7 @@ def plan_of(
 
 
 def plans_for(ctx: RunContext, epoch: int) -> list[Plan]:
-    if set(measured_genomes(ctx)) <= {SEED_ID}:
+    if set(measured_genomes(ctx.candidates(), sorted(ctx.scores()))) <= {SEED_ID}:
         return screening_plans(ctx, epoch)
     budget = affordable(ctx)
     return gain_plans(ctx, epoch, 3 if budget is None else 1)
