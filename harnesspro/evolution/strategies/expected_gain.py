@@ -14,6 +14,7 @@ The candidates are made and journaled as NSGA-II's are (seed + mechanisms, catal
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -82,28 +83,57 @@ def gain_plans(ctx: RunContext, epoch: int, rounds: int) -> list[Plan]:
     mean_pass, mean_cost = model.mean(known)
     bands = thirds(mean_cost, ref_cost) * rounds
     picks = choose(front_pass, front_cost, pool_pass, pool_cost, (0.0, ref_cost), bands)
-    seed = scores[SEED_ID]
-    return [plan_of(pick, pool[pick.index], pool_pass[:, pick.index], pool_cost[:, pick.index],
-                    seed.pass_rate, seed.cost_per_task) for pick in picks]  # fmt: skip
+    seed, n = scores[SEED_ID], scores[SEED_ID].n_rollouts
+    plans = []
+    for pick in picks:
+        prs, costs = pool_pass[:, pick.index], pool_cost[:, pick.index]
+        # as the coreset will measure it: the posterior plus the noise of n rollouts
+        measured_pass = prs + rng.normal(0, 1, len(prs)) * np.sqrt(prs * (1 - prs) / n)
+        measured_cost = costs * np.exp(rng.normal(0, np.sqrt(model.noise_var / n), len(costs)))
+        forecast = Forecast(measured_pass, measured_cost, seed.pass_rate, seed.cost_per_task)
+        plans.append(plan_of(pick, pool[pick.index], forecast))
+    return plans
 
 
-def plan_of(
-    pick: Pick, bits: npt.NDArray[np.bool_], prs: np.ndarray, costs: np.ndarray,
-    seed_pass: float, seed_cost: float,
-) -> Plan:  # fmt: skip
-    """The plan of one pick: its region, expected gain and predicted point with intervals."""
-    low, high = np.percentile(prs, [5, 95])
-    c_low, c_high = np.percentile(costs, [5, 95])
-    pr, cost = float(np.mean(prs)), float(np.mean(costs))
+@dataclass(frozen=True)
+class Forecast:
+    """A pick's measured pass rate and cost per task, drawn from the posterior predictive,
+    and the seed's measured figures the prediction is relative to."""
+
+    pass_rate: np.ndarray
+    cost: np.ndarray
+    seed_pass: float
+    seed_cost: float
+
+    def pass_change(self) -> tuple[float, float, float]:
+        """Mean and 90% interval of the pass-rate change against the seed."""
+        low, high = np.percentile(self.pass_rate - self.seed_pass, [5, 95])
+        return float(np.mean(self.pass_rate)) - self.seed_pass, float(low), float(high)
+
+    def cost_change(self) -> tuple[float, float, float]:
+        """Mean and 90% interval of the relative cost change (0s when the seed's is unknown)."""
+        if not self.seed_cost or not math.isfinite(self.seed_cost):
+            return 0.0, 0.0, 0.0
+        rel = self.cost / self.seed_cost - 1
+        low, high = np.percentile(rel, [5, 95])
+        return float(np.mean(self.cost)) / self.seed_cost - 1, float(low), float(high)
+
+
+def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan:
+    """The plan of one pick: its region, expected gain and predicted change with intervals."""
+    d_pass, p_low, p_high = forecast.pass_change()
+    d_cost, c_low, c_high = forecast.cost_change()
     region = {"cost-first": "cheap end", "balanced": "knee", "performance-first": "strong end"}
     why = (
         f"fills the {region[pick.band.directive]} of the front: expected hypervolume gain "
-        f"{pick.gain:.3g}; predicted pass {pr:.0%} [{low:.0%}, {high:.0%}], cost "
-        f"{cost:.3g} [{c_low:.3g}, {c_high:.3g}] per task (90% of the posterior)"
+        f"{pick.gain:.3g}; predicted against the seed: pass {d_pass:+.2f} [{p_low:+.2f}, "
+        f"{p_high:+.2f}], cost {d_cost:+.0%} [{c_low:+.0%}, {c_high:+.0%}] (90%, as measured)"
     )
-    d_cost = cost / seed_cost - 1 if seed_cost and math.isfinite(seed_cost) else 0.0
-    return Plan(SEED_ID, pick.band.directive, name_of(bits), why,
-                round(pr - seed_pass, 4), round(d_cost, 4), levers=levers_of(bits))  # fmt: skip
+    return Plan(
+        SEED_ID, pick.band.directive, name_of(bits), why, round(d_pass, 4), round(d_cost, 4),
+        levers=levers_of(bits), pass_interval=(round(p_low, 4), round(p_high, 4)),
+        cost_interval=(round(c_low, 4), round(c_high, 4)),
+    )  # fmt: skip
 
 
 def plans_for(ctx: RunContext, epoch: int) -> list[Plan]:
