@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from harnesspro.core.pareto import hypervolume
-from harnesspro.planner.hvgain import Band, choose, expected_gains, gains, thirds
+from harnesspro.planner.hvgain import Band, choose, expected_gains, gains, shortlist, thirds
 
 FRONT = [(0.5, 1.0), (0.7, 2.0), (0.9, 4.0)]  # (pass rate, cost)
 REF = (0.0, 8.0)
@@ -82,3 +82,13 @@ def test_each_directive_fills_its_own_region_of_the_front() -> None:
     assert [p.index for p in picks] == [0, 1, 2]
     # a measured point (same draws as a front point) gains nothing
     assert expected_gains(fp, fc, fp[:, :1], fc[:, :1], REF)[0] == 0.0
+
+
+def test_the_shortlist_keeps_each_regions_best() -> None:
+    fp, fc, cp, cc = arrays()
+    bands = thirds(np.array([c for _, c in FRONT]), REF[1])
+    short = shortlist(fp, fc, cp, cc, REF, bands, keep=1)
+    full = [p.index for p in choose(fp, fc, cp, cc, REF, bands)]
+    picked = choose(fp, fc, cp[:, short], cc[:, short], REF, bands)
+    assert [int(short[p.index]) for p in picked] == full
+    assert 3 not in set(short.tolist())  # the mostly dominated option is nobody's best

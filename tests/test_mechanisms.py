@@ -175,6 +175,18 @@ def test_profile_routing_reads_what_the_description_says(
     assert (upstream.requests[0].get("reasoning_effort") == "low") == routed
 
 
+def test_failure_hints_follow_failed_commands_only(tmp_path: Path) -> None:
+    """A typo'd command (bash: command not found) and a silent non-zero exit get the hint; a
+    command that worked does not."""
+    _, upstream = rollout(
+        tmp_path, ["failure_hints"], calls(["pyhton3 --version", "false", "echo fine"])
+    )
+    typo, silent, fine = tool_results(upstream)
+    assert "command not found" in typo and typo.endswith("fix the error and run it again.")
+    assert silent.startswith("(no output, exit code 1)") and "[hint]" in silent
+    assert fine.strip() == "fine"
+
+
 def test_near_budget_warning_three_steps_before_the_cap(tmp_path: Path) -> None:
     _, upstream = rollout(
         tmp_path, ["step_cap", "near_budget_warning"], calls([f"echo {i}" for i in range(20)])

@@ -269,6 +269,15 @@ def _entries() -> list[Mechanism]:
             ("verbose_replies",),
             set_keys(request={"reasoning_effort": "low"}),
         ),
+        m(
+            "failure_hints",
+            "retry/timeout policy",
+            "append a fix-and-retry hint to the result of a command that failed",
+            0.03,
+            0.02,
+            ("unrecovered_errors", "task_failures"),
+            add_hook("on_tool_result", {"use": "failure_hint"}),
+        ),
     ]
 
 

@@ -112,6 +112,27 @@ def choose(
     return picks
 
 
+def shortlist(
+    front_pass: Array,
+    front_cost: Array,
+    cand_pass: Array,
+    cand_cost: Array,
+    ref: tuple[float, float],
+    bands: list[Band],
+    keep: int = 500,
+) -> npt.NDArray[np.int64]:
+    """The `keep` candidates with the largest expected gain in each distinct band (and over
+    the whole front), as indices, for the greedy batch to choose among (a speed-up: 100,000
+    genomes x 64 draws per pick otherwise). Picks only lower the others' gains, so a
+    candidate left out could only matter once a band's `keep` best had all lost more than it."""
+    spans = {(b.lo, b.hi) for b in bands} | {(-np.inf, np.inf)}
+    chosen: set[int] = set()
+    for span in sorted(spans):
+        scores = expected_gains(front_pass, front_cost, cand_pass, cand_cost, ref, span)
+        chosen.update(int(i) for i in np.argsort(-scores, kind="stable")[:keep])
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
 def thirds(front_cost: Array, ref_cost: float) -> list[Band]:
     """Cheap end, knee and strong end: the cost span of the front cut in three, the outer
     bands open to the axis and to the reference cost."""

@@ -24,7 +24,7 @@ from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
 from harnesspro.evolution.strategies.nsga2 import edit_genome
-from harnesspro.planner.hvgain import Pick, choose, thirds
+from harnesspro.planner.hvgain import Pick, choose, shortlist, thirds
 from harnesspro.planner.measured import measured_genomes, surrogate_of
 from harnesspro.planner.screening import screening_design
 from harnesspro.planner.space import GENES, all_genomes, exclusive_indices, levers_of, name_of
@@ -82,7 +82,10 @@ def gain_plans(ctx: RunContext, epoch: int, rounds: int) -> list[Plan]:
         ref_cost = 2 * float(np.max(front_cost))
     mean_pass, mean_cost = model.mean(known)
     bands = thirds(mean_cost, ref_cost) * rounds
-    picks = choose(front_pass, front_cost, pool_pass, pool_cost, (0.0, ref_cost), bands)
+    ref = (0.0, ref_cost)
+    short = shortlist(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
+    pool, pool_pass, pool_cost = pool[short], pool_pass[:, short], pool_cost[:, short]
+    picks = choose(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
     seed, n = scores[SEED_ID], scores[SEED_ID].n_rollouts
     plans = []
     for pick in picks:
