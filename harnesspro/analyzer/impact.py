@@ -27,4 +27,5 @@ def impact(group: Sequence[Trace], flagged: set[str]) -> tuple[float, float]:
     size = {t.key: float(t.n_calls) if use_calls else _size(t) for t in group}
     base = sum(size[t.key] for t in lacks) / len(lacks)
     mine = sum(size[t.key] for t in shows) / len(shows)
-    return d_pass, (mine / base - 1 if base > 0 else 0.0)
+    # at most +500%: the range a diagnosis record admits (analyzer/llm.py)
+    return d_pass, (min(5.0, mine / base - 1) if base > 0 else 0.0)
