@@ -68,6 +68,10 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
         "evolution": {"epochs": 1, "rollouts_per_task": 2},
     }
     data.update(sections)
+    # The tests of the catalog planner's machinery (directives, bundles, lineages, composer)
+    # run the previous method unless they name a strategy; test_expected_gain.py runs the
+    # default one.
+    data["evolution"] = {"strategy": "harnesspro-v1", **dict(data["evolution"])}
     data["evaluation"] = {"official_on_search": False, **dict(sections.get("evaluation", {}))}
     data["reports"] = {"dashboard": "end", **dict(sections.get("reports", {}))}
     path = folder / "tiny.yaml"
@@ -176,7 +180,7 @@ def gateway_to(base_url: str, **kwargs: object) -> Iterator[Gateway]:
     with tempfile.TemporaryDirectory(prefix="hp-gw-") as tmp:
         upstream = OpenAIUpstream(base_url, "sk-provider-secret", timeout_s=1.0)
         options = {"retry": FAST_RETRY, **kwargs}
-        gw = Gateway(Path(tmp) / "gw.sock", upstream, "fake-model", FAKE_PRICE, **options)  # type: ignore[arg-type]
+        gw = Gateway(Path(tmp) / "gw.sock", upstream, "fake-model", FAKE_PRICE, **options)
         gw.register("rollout-token-abcdef", "seed")
         with gw:
             yield gw

@@ -24,6 +24,7 @@ from harnesspro.evaluation.selection.composition import (
 )
 from harnesspro.evolution.compose import compose, merge_edit, write_compositions
 from harnesspro.evolution.improve import improve
+from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.merge import MISSING, MergeConflict, merge_values
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
@@ -168,10 +169,13 @@ def child_rollouts(ctx: RunContext, cid: str, passes: int, cost: float) -> None:
             n += 1
 
 
-def epoch_one(folder: Path) -> tuple[RunContext, list[Candidate]]:
-    """A composer run: seed rollouts by hand (3 of 6 pass at $0.01), catalog children."""
+def epoch_one(folder: Path, bundle: int | None = 1) -> tuple[RunContext, list[Candidate]]:
+    """A composer run: seed rollouts by hand (3 of 6 pass at $0.01), catalog children of the
+    catalog planner (`harnesspro-v1`); `bundle` None = the default bundles."""
     # One mechanism per plan (bundle 1): siblings then touch different levers more often.
-    evolution = {"epochs": 1, "rollouts_per_task": 2, "composer": True, "bundle": 1}
+    evolution: dict[str, object] = {"epochs": 1, "rollouts_per_task": 2, "composer": True}
+    if bundle is not None:
+        evolution["bundle"] = bundle
     config = load_config(tiny_config(folder, evolution=evolution))
     ctx = RunContext.open(config, RunFolder(folder / "run"), Console(record=True, width=300))
     ctx.seed()
@@ -198,8 +202,12 @@ def levers_of(ctx: RunContext) -> dict[str, tuple[str, ...]]:
 
 
 @pytest.mark.slow
-def test_merge_of_two_gaining_siblings(tmp_path: Path) -> None:
-    ctx, children = epoch_one(tmp_path)
+@pytest.mark.parametrize("bundle", [1, None], ids=["single", "default-bundles"])
+def test_merge_of_two_gaining_siblings(tmp_path: Path, bundle: int | None) -> None:
+    """Two helpful changes on sibling lineages are merged: with single mechanisms, and under
+    the default settings (bundles of two, disjoint plans), where lever bookkeeping once
+    counted every bundle as lever 'unknown' so that siblings always overlapped."""
+    ctx, children = epoch_one(tmp_path, bundle)
     levers = levers_of(ctx)
     a, b = next(
         (x, y) for x in children for y in children
@@ -220,8 +228,18 @@ def test_merge_of_two_gaining_siblings(tmp_path: Path) -> None:
     assert changed == set(ctx.repo.changed_files(seed, a.commit)) | set(
         ctx.repo.changed_files(seed, b.commit)
     )
-    for path in ctx.repo.changed_files(seed, b.commit):
+    only_b = set(ctx.repo.changed_files(seed, b.commit)) - set(
+        ctx.repo.changed_files(seed, a.commit)
+    )
+    for path in only_b:
         assert ctx.repo.files(merged.commit)[path] == ctx.repo.files(b.commit)[path]
+    # every mechanism of both siblings is in effect in the merged tree (the catalog's checks)
+    tree = tmp_path / "merged-tree"
+    for path, data in ctx.repo.files(merged.commit).items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_bytes(data)
+    for name in [*str(a.mechanism).split("+"), *str(b.mechanism).split("+")]:
+        assert CATALOG[name].validate(tree) == "", name
     row = ctx.ledger.compositions().to_dict("records")[0]
     assert (row["outcome"], json.loads(row["children"]), row["candidate_id"]) == (
         "merge", [a.id, b.id], merged.id,

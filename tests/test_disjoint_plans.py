@@ -39,8 +39,10 @@ def test_without_the_switch_plans_may_share_a_mechanism() -> None:
 
 
 def test_the_method_plans_disjoint_unless_told_otherwise(tmp_path: Path) -> None:
+    """The catalog planner of `harnesspro-v1` (the default strategy plans by screening and
+    expected gain, without that planner)."""
     config = tmp_path / "c.yaml"
-    config.write_text("name: x\n")
+    config.write_text("name: x\nevolution: {strategy: harnesspro-v1}\n")
     assert load_config(config).evolution.plans_disjoint
     assert not load_config(config, ["evolution.disjoint_plans=false"]).evolution.plans_disjoint
     assert not load_config(config, ["evolution.strategy=random"]).evolution.disjoint_plans

@@ -37,7 +37,11 @@ def test_analyzer_counts_how_many_of_g_rollouts_show_a_problem() -> None:
     ]
     found = {d.kind: d for d in analyze(traces)}
     assert (found["task_failures"].count, found["task_failures"].of) == (1, 3)
-    assert found["task_failures"].effect_pass == -1 / 3
+    # impacts by hand: the failing rollout k1 against k2, k3 (both pass): -1 point of pass
+    # rate; exploration shows in k1 (fails) and k3 (passes), not in k2 (passes): 0.5 - 1
+    assert found["task_failures"].effect_pass == -1.0
+    assert found["exploration"].effect_pass == -0.5
+    assert found["verbose_replies"].effect_pass == 0.0  # all three show it: no contrast
     assert found["repeated_commands"].count == 1 and "k1" in found["repeated_commands"].evidence
     assert found["long_tool_output"].count == 1
     assert found["exploration"].count == 2
@@ -156,3 +160,13 @@ def test_a_misleading_symptom_turns_the_planner_to_other_levers() -> None:
     after = plan_for(SEED, {"c000": SEED}, seen, {"c000": SCORE}, None, beliefs)
     fixes = {"verify_before_submit", "ground_check"}
     assert after[-1].mechanism not in fixes
+
+
+def test_analyzer_cost_impact_contrasts_token_counts() -> None:
+    """k1 repeats a command and bills 300 tokens; k2 and k3 bill 100: +200% cost."""
+    heavy = trace("k1", True, ["cat a", "cat a"])
+    heavy = Trace(heavy.key, "c0", "t1", True, heavy.trajectory, 300, 2)
+    traces = [heavy, trace("k2", True, ["sort a"]), trace("k3", True, ["wc a"])]
+    found = {d.kind: d for d in analyze(traces)}
+    assert found["repeated_commands"].effect_cost == 2.0
+    assert found["repeated_commands"].effect_pass == 0.0

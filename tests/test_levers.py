@@ -59,6 +59,9 @@ def test_a_bundle_plan_touches_each_member_s_lever() -> None:
     assert plan_levers({"mechanism": "concise_prompt", "levers": None}) == ["prompt"]
     assert plan_levers({"mechanism": "concise_prompt+nonsense"}) == ["unknown"]
     assert plan_levers({"mechanism": "x", "levers": '["memory"]'}) == ["memory"]
+    # an nsga2 genome: two mechanisms on the step cap lever count it once
+    genome = {"mechanism": "budget_notices+step_cap+high_effort", "levers": None}
+    assert plan_levers(genome) == ["step cap", "reasoning effort"]
 
 
 def test_finished_run_writes_latency_and_lever_csvs(finished_tiny_run: Path) -> None:

@@ -3,6 +3,7 @@ model and task family reads them and does not plan what hurt."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from rich.console import Console
 
 from harnesspro.core.config import ConfigError, load_config
 from harnesspro.core.records import Plan
+from harnesspro.harness.mechanisms.catalog import LEVERS
 from harnesspro.improvers.analyzer.rules import prevalence
 from harnesspro.improvers.library import Library, LibraryLesson, harmful
 from harnesspro.improvers.roles.dispatch import CatalogImprover
@@ -86,6 +88,9 @@ def test_second_run_avoids_what_the_first_found_harmful(
             "WHERE model = 'scripted' AND family = 'builtin' ORDER BY 1, 2"
         ).fetchall()
     assert filed == measured and measured  # every measured plan, with its figures
+    with sqlite3.connect(library_file) as db:
+        levers = [json.loads(x) for (x,) in db.execute("SELECT levers FROM lessons")]
+    assert all(found and set(found) <= set(LEVERS) for found in levers), levers  # bundles too
     hurt = {name for _, name, verdict, *_ in measured if verdict == "hurt"}
     assert hurt, f"the tiny run's epoch found nothing harmful to learn from: {measured}"
     without = {p.mechanism for p in second_run(tmp_path / "off", library_file, use=False)}

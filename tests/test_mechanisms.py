@@ -3,6 +3,7 @@ driven by recorded replies through the gateway."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -147,6 +148,43 @@ def test_profile_routing_sets_a_tool_budget_for_short_tasks(tmp_path: Path) -> N
     )
     assert tool_results(upstream)[12].startswith("Tool call blocked")
     assert any(e.get("name") == "profile" for e in events(result, "hook"))
+
+
+BUILTIN = Path(__file__).resolve().parents[1] / "harnesspro" / "tasks" / "builtin"
+
+
+@pytest.mark.parametrize(
+    ("task", "routed"),
+    [("sales_by_region", True), ("git_init_release", True), ("fix_roman_converter", False)],
+)
+def test_profile_routing_reads_what_the_description_says(
+    tmp_path: Path, task: str, routed: bool
+) -> None:
+    """Descriptions far over 60 words: a csv or a git task is routed, a bug fix is not (its
+    text contains "digit", not "git ")."""
+    instruction = (BUILTIN / task / "instruction.md").read_text()
+    assert len(instruction.split()) > 60
+    harness = tmp_path / "harness"
+    shutil.copytree(seed_template(), harness, ignore=shutil.ignore_patterns("__pycache__"))
+    CATALOG["profile_routing"].apply(harness)
+    inputs = inputs_for_harness(harness)
+    inputs = dataclasses.replace(inputs, task_json={**inputs.task_json, "instruction": instruction})
+    upstream = ReplayUpstream(calls(["true"]))
+    result = run_rollout(inputs, upstream)
+    assert any(e.get("name") == "profile" for e in events(result, "hook")) == routed
+    assert (upstream.requests[0].get("reasoning_effort") == "low") == routed
+
+
+def test_failure_hints_follow_failed_commands_only(tmp_path: Path) -> None:
+    """A typo'd command (bash: command not found) and a silent non-zero exit get the hint; a
+    command that worked does not."""
+    _, upstream = rollout(
+        tmp_path, ["failure_hints"], calls(["pyhton3 --version", "false", "echo fine"])
+    )
+    typo, silent, fine = tool_results(upstream)
+    assert "command not found" in typo and typo.endswith("fix the error and run it again.")
+    assert silent.startswith("(no output, exit code 1)") and "[hint]" in silent
+    assert fine.strip() == "fine"
 
 
 def test_near_budget_warning_three_steps_before_the_cap(tmp_path: Path) -> None:

@@ -206,8 +206,10 @@ class ImproverConfig(_Strict):
 DEFAULT_BUNDLE = 2
 """Mechanisms per catalog plan when `evolution.bundle` is unset: the best of 1, 2, 3 and 5 in
 the README's benchmark (section "Benchmark")."""
-BUNDLED = ("harnesspro", "no-synth", "no-planner")
+BUNDLED = ("harnesspro-v1", "no-synth", "no-planner")
 """The strategies whose plans `evolution.bundle` sizes."""
+LLM_PLANNED = ("harnesspro", "harnesspro-v1", "no-synth")
+"""The strategies improver 'llm' plans for."""
 
 
 class EvolutionConfig(_Strict):
@@ -227,11 +229,21 @@ class EvolutionConfig(_Strict):
     rollouts; llm = one executable test per coreset and validation task written by the
     `improver_model`, run against the seed's rollouts (offline checks when it fails twice)."""
     strategy: Literal[
-        "harnesspro", "random", "nsga2", "rho", "balance", "no-planner", "no-synth"
+        "harnesspro",
+        "harnesspro-v1",
+        "random",
+        "nsga2",
+        "rho",
+        "balance",
+        "no-planner",
+        "no-synth",
     ] = "harnesspro"
-    """How the search spends its budget (harnesspro/evolution/strategies/): the method itself, or a
-    baseline/ablation for `harnesspro bench`; `no-synth` scores with a trajectory judgement
-    instead of the frozen tests."""
+    """How the search spends its budget (harnesspro/evolution/strategies/): the method itself
+    (screen the levers, model their effects, propose by expected hypervolume gain; with improver
+    'llm' it plans as `harnesspro-v1` does), the previous method `harnesspro-v1` (three
+    directives per survivor, bundles along lineages), or a baseline/ablation for `harnesspro
+    bench`; `no-synth` is `harnesspro-v1` scored with a trajectory judgement instead of the
+    frozen tests."""
     judge_trajectory: bool = True
     """A rollout passes its frozen synthesized test only when its trajectory also ends in a
     submission after a clean last tool result (improvers/testsynth/judge.py): the test checks
@@ -240,12 +252,12 @@ class EvolutionConfig(_Strict):
     exploration: bool = False
     """Rank the catalog planner's mechanisms by a draw from each prediction's uncertainty
     (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a
-    near-zero prior get tried. Acts on the catalog improver of `harnesspro` and `no-synth`;
+    near-zero prior get tried. Acts on the catalog improver of `harnesspro-v1` and `no-synth`;
     other strategies and improver 'llm' refuse it."""
     disjoint_plans: bool | None = None
     """One survivor's plans share no mechanism (a screening design: with bundles, the three
     directives' plans measure as many distinct mechanisms as they hold); unset = true. Acts on
-    the catalog improver of `harnesspro` and `no-synth`; other strategies and improver 'llm'
+    the catalog improver of `harnesspro-v1` and `no-synth`; other strategies and improver 'llm'
     refuse it when set."""
     racing: bool = False
     """Evaluate new candidates on attempt 0 first and stop spending on those dominated with
@@ -254,9 +266,9 @@ class EvolutionConfig(_Strict):
     bundle: int | None = Field(None, ge=1, le=8)
     """Most mechanisms per catalog plan: each directive's best mechanism joined by the next
     best that agree with the directive, one per lever (planner/catalog.py:bundle_for); 1 = one
-    mechanism per plan; unset = `DEFAULT_BUNDLE`. Acts on the catalog planner of `harnesspro`
-    and `no-synth` (and on the llm planner's catalog fallback) and on `no-planner`'s random
-    plans; other strategies refuse it."""
+    mechanism per plan; unset = `DEFAULT_BUNDLE`. Acts on the catalog planner of
+    `harnesspro-v1` and `no-synth` (and on the llm planner's catalog fallback) and on
+    `no-planner`'s random plans; other strategies refuse it."""
 
     composer: bool = False
     """After each epoch's evaluation, per parent: merge two siblings that gained on different
@@ -282,7 +294,9 @@ class EvolutionConfig(_Strict):
                 "strategy 'no-synth' scores by the trajectory judgement alone and ignores "
                 "judge_trajectory: false; remove it or use another strategy"
             )
-        method_catalog = self.strategy in ("harnesspro", "no-synth") and self.improver == "catalog"
+        method_catalog = (
+            self.strategy in ("harnesspro-v1", "no-synth") and self.improver == "catalog"
+        )
         chosen = {
             "exploration": self.exploration,
             "disjoint_plans": self.disjoint_plans is not None,
@@ -290,7 +304,7 @@ class EvolutionConfig(_Strict):
         for key, used in chosen.items():
             if used and not method_catalog:
                 raise ValueError(
-                    f"{key} acts on the catalog improver's plans of strategy 'harnesspro' or "
+                    f"{key} acts on the catalog improver's plans of strategy 'harnesspro-v1' or "
                     "'no-synth' and is ignored here; remove it or use those with improver "
                     "'catalog'"
                 )
@@ -299,7 +313,7 @@ class EvolutionConfig(_Strict):
                 f"strategy '{self.strategy}' does not use the method's planner and ignores "
                 f"bundle; remove bundle or use one of {', '.join(BUNDLED)}"
             )
-        if self.improver == "llm" and self.strategy not in ("harnesspro", "no-synth"):
+        if self.improver == "llm" and self.strategy not in LLM_PLANNED:
             raise ValueError(
                 f"strategy '{self.strategy}' plans from the catalog and ignores improver 'llm'; "
                 "use improver 'catalog' or strategy 'harnesspro'"

@@ -73,6 +73,7 @@ MIGRATIONS = [
         ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
         ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
         ("verdict", "TEXT"), ("verdict_why", "TEXT"), ("scope", "TEXT"),
+        ("predicted_interval", "TEXT"),
     ))),
 ]  # fmt: skip
 
@@ -379,6 +380,9 @@ class Ledger:
             "levers": json.dumps(list(plan.levers)), "change": plan.change,
             "files": json.dumps(list(plan.files)),
             "expected_flips": json.dumps(list(plan.expected_flips)), "scope": plan.scope,
+            "predicted_interval": json.dumps(
+                {"pass": list(plan.pass_interval), "cost": list(plan.cost_interval)}
+            ),
         }  # fmt: skip
         names = ", ".join(row)
         marks = ", ".join("?" for _ in row)
@@ -460,6 +464,7 @@ def passing_tasks(path: Path) -> set[str]:
 
 def plan_of(row: Mapping[Any, Any]) -> Plan:
     """The plan of one ledger row."""
+    interval = json.loads(row.get("predicted_interval") or "{}")
     return Plan(
         str(row["parent_id"]),
         row["directive"],
@@ -473,4 +478,6 @@ def plan_of(row: Mapping[Any, Any]) -> Plan:
         files=tuple(json.loads(row.get("files") or "[]")),
         expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
         scope="domain" if row.get("scope") == "domain" else "invariant",
+        pass_interval=tuple(interval.get("pass") or ()),
+        cost_interval=tuple(interval.get("cost") or ()),
     )

@@ -184,6 +184,11 @@ class Plan:
     scope: Scope = "invariant"
     """`invariant`: how the agent works (planning, tool use, context, budgets); `domain`:
     what a practitioner of the task family knows."""
+    pass_interval: tuple[float, ...] = ()
+    """(low, high) of the predicted pass-rate change as it will be measured; () = a point
+    prediction (planner/catalog.py:check_prediction gives it a tolerance)."""
+    cost_interval: tuple[float, ...] = ()
+    """(low, high) of the predicted relative cost change; () = a point prediction."""
 
 
 @dataclass(frozen=True)

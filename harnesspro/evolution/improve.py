@@ -9,6 +9,7 @@ Either way every input comes from `disclosure.improver_inputs`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +34,7 @@ from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
 from harnesspro.improvers.planner.catalog import check_prediction
 from harnesspro.improvers.planner.exploration import Exploration
-from harnesspro.improvers.planner.memory import Pairs, measure, paired_difference
+from harnesspro.improvers.planner.memory import Pairs, check_flips, measure, paired_difference
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
 from harnesspro.run import disclosure
 from harnesspro.run.context import RunContext
@@ -256,6 +257,9 @@ def record_effects(ctx: RunContext, epoch: int, only: set[str] | None = None) ->
         diff = paired_difference(pairs, ev.bootstrap_resamples, ev.confidence, ctx.config.seed)
         confounders = _confounders(ctx, plan, str(child), every)
         effect = measure(plan, diff, pairs.unit, confounders)
+        flips = check_flips(plan.expected_flips, pairs)
+        if flips:
+            effect = dataclasses.replace(effect, why=f"{effect.why}; {flips}")
         ctx.ledger.record_effect(epoch, plan, effect)
         held = check_prediction(plan, scores[parent], scores[child])[2]
         # An unpriced model's cost change is unknown, and so is whether the prediction held.

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.core.metrics import on_split, scored
-from harnesspro.harness.mechanisms.catalog import LEVERS, members
+from harnesspro.harness.mechanisms.catalog import BUNDLE_SEP, CATALOG, LEVERS, members
 
 VERDICTS = ("helped", "hurt", "no effect", "confounded", "unmeasured")
 
@@ -53,12 +53,16 @@ def candidate_latency(rollouts: pd.DataFrame, task_ids: Iterable[str], split: st
 
 def plan_levers(row: Mapping[Any, Any]) -> list[str]:
     """The levers one ledger plan touched: those a free plan names, else its catalog
-    mechanism's, or each member's for a bundle (`a+b`); "unknown" for any other name."""
+    mechanism's, or each member's for a bundle (`a+b`) or a genome (several mechanisms,
+    possibly on one lever: nsga2's), once each; "unknown" for any other name."""
     named = json.loads(str(row.get("levers") or "[]"))
     if named:
         return [str(lever) for lever in named]
     found = members(str(row.get("mechanism")))
-    return [m.lever for m in found] if found else ["unknown"]
+    if not found:
+        parts = [CATALOG.get(p) for p in str(row.get("mechanism")).split(BUNDLE_SEP)]
+        found = tuple(m for m in parts if m is not None) if None not in parts else ()
+    return list(dict.fromkeys(m.lever for m in found)) if found else ["unknown"]
 
 
 def lever_coverage(plans: pd.DataFrame) -> pd.DataFrame:

@@ -39,11 +39,14 @@ def _float(value: Any) -> float | None:
 def to_lesson(ctx: RunContext, row: Mapping[Any, Any]) -> LibraryLesson:
     """One measured ledger plan as a library lesson."""
     plan = plan_of(row)
-    summary = "; ".join(m.summary for m in members(plan.mechanism))
+    parts = members(plan.mechanism)
+    summary = "; ".join(m.summary for m in parts)
+    # a catalog plan names no levers: its mechanisms' are the levers it touched
+    levers = plan.levers or tuple(dict.fromkeys(m.lever for m in parts))
     return LibraryLesson(
         run=run_id(ctx), epoch=int(row["epoch"]), directive=plan.directive,
         model=ctx.config.model.name, family=family(ctx), name=plan.mechanism, kind=plan.kind,
-        scope=str(row.get("scope") or "invariant"), levers=plan.levers,
+        scope=str(row.get("scope") or "invariant"), levers=levers,
         tasks=tuple(ctx.splits.coreset), change=plan.change or summary,
         predicted_pass=plan.predicted_pass, predicted_cost=plan.predicted_cost,
         measured_pass=_float(row.get("measured_pass")),

@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harnesspro.core import pareto
+from harnesspro.core.atomic import write_text_atomic
 from harnesspro.core.cost_axis import axis_of, value_on
 from harnesspro.core.records import Score
+from harnesspro.improvers.planner.measured import shrunk_points
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.validation_scores import pooled_scores
 
@@ -16,6 +18,9 @@ HV_REF_KEY = "hypervolume_ref_cost"
 
 SINGLE_OBJECTIVE = frozenset({"rho"})
 """Strategies that optimise pass rate alone: every operating point is the best pass rate."""
+SHRUNK = frozenset({"harnesspro"})
+"""Strategies whose operating points are chosen on the surrogate's posterior means."""
+SHRUNK_REPORT = "shrunk.csv"
 
 
 class SeedUnscored(RuntimeError):
@@ -100,7 +105,7 @@ def select(ctx: RunContext, epoch: int) -> Selected:
         )
     points = {cid: (s.pass_rate, cost_axis(s, scores)) for cid, s in scores.items()}
     modes = {m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()}
-    choice = choose(points, SEED_ID, modes, ctx.config.evolution.max_survivors)
+    choice = choose(shrunk(ctx, points), SEED_ID, modes, ctx.config.evolution.max_survivors)
     if ctx.config.evolution.strategy in SINGLE_OBJECTIVE:
         choice = best_pass(points, list(modes))
     rows = [
@@ -111,6 +116,27 @@ def select(ctx: RunContext, epoch: int) -> Selected:
     pr, cost = [p for p, _ in points.values()], [c for _, c in points.values()]
     hv = pareto.hypervolume(pr, cost, ref_cost=reference_cost(ctx, cost))
     return Selected(epoch, choice.picks, set(choice.survivors), hv)
+
+
+def shrunk(
+    ctx: RunContext, points: dict[str, tuple[float, float]]
+) -> dict[str, tuple[float, float]]:
+    """The points to choose on: raw means, or (strategies in SHRUNK, catalog improver, dollar
+    axis) the surrogate's posterior means of every catalog candidate, written beside the raw
+    ones to reports/shrunk.csv."""
+    evolution = ctx.config.evolution
+    if evolution.strategy not in SHRUNK or evolution.improver != "catalog":
+        return points
+    if ctx.config.selection.validated or axis_of(ctx.scores()) != "dollars":
+        return points  # the surrogate models coreset dollars only
+    means = shrunk_points(ctx.scoring_rollouts(), ctx.splits.coreset, ctx.candidates(),
+                          ctx.scores())  # fmt: skip
+    out = {cid: means.get(cid, point) for cid, point in points.items()}
+    rows = ["candidate_id,raw_pass_rate,raw_cost_per_task,shrunk_pass_rate,shrunk_cost_per_task"]
+    rows += [f"{cid},{p:.6g},{c:.6g},{out[cid][0]:.6g},{out[cid][1]:.6g}"
+             for cid, (p, c) in sorted(points.items())]  # fmt: skip
+    write_text_atomic(ctx.run.reports() / SHRUNK_REPORT, "\n".join(rows) + "\n")
+    return out
 
 
 def reference_cost(ctx: RunContext, cost: list[float]) -> float:

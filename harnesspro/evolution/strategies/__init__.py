@@ -23,7 +23,8 @@ class Strategy(Protocol):
 
 
 STRATEGIES: dict[str, str] = {
-    "harnesspro": "harnesspro.evolution.strategies.method:Method",
+    "harnesspro": "harnesspro.evolution.strategies.expected_gain:ExpectedGain",
+    "harnesspro-v1": "harnesspro.evolution.strategies.method:Method",
     "random": "harnesspro.evolution.strategies.random_edits:RandomEdits",
     "nsga2": "harnesspro.evolution.strategies.nsga2:NSGA2Search",
     "rho": "harnesspro.evolution.strategies.rho:SingleObjective",

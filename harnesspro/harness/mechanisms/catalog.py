@@ -90,6 +90,17 @@ QUICK_PROFILE = {
     "request": {"reasoning_effort": "low"},
     "tool_budget": 12,
 }
+# Routed by what the description says, not only by its length: the shortest built-in
+# instruction has 82 words, so a length rule alone never fired. Tabular-data and git chores
+# are the families a practitioner would run on a small budget (a quarter to a third of the
+# built-in suite; "git " with its space, so "digit" does not match).
+ROUTED_PROFILES = [
+    QUICK_PROFILE,
+    {**{k: v for k, v in QUICK_PROFILE.items() if k != "max_words"}, "name": "quick-csv",
+     "when": ["csv"]},
+    {**{k: v for k, v in QUICK_PROFILE.items() if k != "max_words"}, "name": "quick-git",
+     "when": ["git "]},
+]  # fmt: skip
 
 
 def _entries() -> list[Mechanism]:
@@ -157,12 +168,13 @@ def _entries() -> list[Mechanism]:
         m(
             "profile_routing",
             "reasoning effort",
-            "short task descriptions get low reasoning effort and a 12-call budget",
+            "short descriptions, and those of csv or git tasks, get low reasoning effort and a "
+            "12-call budget",
             -0.03,
             -0.20,
             ("verbose_replies",),
-            set_keys(profiles=[QUICK_PROFILE]),
-            profile=QUICK_PROFILE,
+            set_keys(profiles=ROUTED_PROFILES),
+            profiles=ROUTED_PROFILES,
         ),
         m(
             "near_budget_warning",
@@ -256,6 +268,15 @@ def _entries() -> list[Mechanism]:
             -0.25,
             ("verbose_replies",),
             set_keys(request={"reasoning_effort": "low"}),
+        ),
+        m(
+            "failure_hints",
+            "retry/timeout policy",
+            "append a fix-and-retry hint to the result of a command that failed",
+            0.03,
+            0.02,
+            ("unrecovered_errors", "task_failures"),
+            add_hook("on_tool_result", {"use": "failure_hint"}),
         ),
     ]
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harnesspro.core.records import Diagnosis, Trace
+from harnesspro.improvers.analyzer.impact import impact
 
 LONG_OUTPUT_CHARS = 1500
 READ_ONLY = ("ls", "cat", "head", "tail", "wc")
@@ -133,26 +134,29 @@ def _groups(traces: Sequence[Trace]) -> dict[tuple[str, str], list[Trace]]:
 
 
 def analyze(traces: Sequence[Trace]) -> list[Diagnosis]:
-    """Diagnoses per (candidate, task) over the G rollouts of each."""
+    """Diagnoses per (candidate, task) over the G rollouts of each, with their impact measured
+    by contrasting the rollouts that show them with those that do not (`impact`)."""
     diagnoses = []
     for (candidate_id, task_id), group in _groups(traces).items():
-        shown: dict[str, list[str]] = {}
+        shown: dict[str, list[Trace]] = {}
+        evidence: dict[str, list[str]] = {}
         for trace in group:
-            for kind, (present, evidence) in _features(trace).items():
+            for kind, (present, excerpt) in _features(trace).items():
                 if present:
-                    shown.setdefault(kind, []).append(f"{trace.key[:8]} {evidence}")
-        for kind, excerpts in sorted(shown.items()):
-            share = len(excerpts) / len(group)
+                    shown.setdefault(kind, []).append(trace)
+                    evidence.setdefault(kind, []).append(f"{trace.key[:8]} {excerpt}")
+        for kind, flagged in sorted(shown.items()):
+            d_pass, d_cost = impact(group, {t.key for t in flagged})
             diagnoses.append(
                 Diagnosis(
                     candidate_id=candidate_id,
                     task_id=task_id,
                     kind=kind,
-                    count=len(excerpts),
+                    count=len(flagged),
                     of=len(group),
-                    effect_pass=-share if kind in ("task_failures", "unrecovered_errors") else 0.0,
-                    effect_cost=0.0 if kind == "task_failures" else share,
-                    evidence="; ".join(excerpts)[:500],
+                    effect_pass=round(d_pass, 4),
+                    effect_cost=round(d_cost, 4),
+                    evidence="; ".join(evidence[kind])[:500],
                 )
             )
     return diagnoses

@@ -171,16 +171,27 @@ def as_plan(
     )
 
 
+POINT_PASS_TOLERANCE = 0.05  # a point prediction of pass rate holds within 5 points
+POINT_COST_TOLERANCE = 0.10  # and of cost within 10% (relative)
+
+
+def within(value: float, interval: tuple[float, ...], point: float, tolerance: float) -> bool:
+    """Whether `value` lies in the prediction's own interval, or within `tolerance` of a point
+    prediction that has none."""
+    low, high = interval if len(interval) == 2 else (point - tolerance, point + tolerance)
+    return low - 1e-9 <= value <= high + 1e-9
+
+
 def check_prediction(plan: Plan, parent: Score, child: Score) -> tuple[float, float, bool]:
-    """Measured (d_pass, relative d_cost) and whether the predicted directions held; when a
-    cost is unknown (unpriced model) tokens per task stand in for it, and model calls per task
-    when token counts are unknown too (`harnesspro.core.cost_axis`)."""
+    """Measured (d_pass, relative d_cost) and whether both lie in the prediction's interval
+    (`within`); when a cost is unknown (unpriced model) tokens per task stand in for it, and
+    model calls per task when token counts are unknown too (`harnesspro.core.cost_axis`)."""
     d_pass = child.pass_rate - parent.pass_rate
     axis = axis_of({"parent": parent, "child": child})
     before, after = value_on(parent, axis), value_on(child, axis)
     d_cost = after / before - 1 if before else 0.0
-    cost_held = (d_cost <= 0) == (plan.predicted_cost <= 0)
-    pass_held = d_pass >= min(plan.predicted_pass, 0.0) - 0.05
+    pass_held = within(d_pass, plan.pass_interval, plan.predicted_pass, POINT_PASS_TOLERANCE)
+    cost_held = within(d_cost, plan.cost_interval, plan.predicted_cost, POINT_COST_TOLERANCE)
     return d_pass, d_cost, cost_held and pass_held
 
 

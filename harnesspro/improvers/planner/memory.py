@@ -96,3 +96,31 @@ def measure(plan: Plan, diff: Difference, unit: str, confounders: list[str]) -> 
     else:
         good = diff.d_pass - diff.d_cost > 0
     return Effect(diff.d_pass, d_cost, "helped" if good else "hurt", span)
+
+
+def flipped_tasks(pairs: Pairs) -> dict[str, float]:
+    """Coreset tasks whose pass rate changed from parent to child, with the change."""
+    out = {}
+    for task in np.unique(pairs.tasks):
+        rows = pairs.tasks == task
+        change = float(pairs.child_pass[rows].mean() - pairs.parent_pass[rows].mean())
+        if change:
+            out[str(task)] = change
+    return out
+
+
+def check_flips(expected: tuple[str, ...], pairs: Pairs) -> str:
+    """The planner's expected flips against the measured per-task results, in words ('' when
+    it expected none)."""
+    if not expected:
+        return ""
+    flipped = flipped_tasks(pairs)
+    held = [t for t in expected if flipped.get(t, 0.0) > 0]
+    parts = [f"expected flips {len(held)}/{len(expected)} measured"]
+    missed = [t for t in expected if t not in held]
+    if missed:
+        parts.append(f"not flipped: {', '.join(missed)}")
+    others = sorted(t for t in flipped if t not in expected)
+    if others:
+        parts.append(f"unexpected changes: {', '.join(f'{t} {flipped[t]:+.2f}' for t in others)}")
+    return "; ".join(parts)

@@ -83,6 +83,27 @@ def fold_repeats(text):
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
+FAILURE_MARKS = (
+    "command not found",
+    "no such file or directory",
+    "traceback (most recent call last)",
+    "syntax error",
+    "permission denied",
+    "fatal:",
+    "error:",
+    "timed out after",
+)
+
+
+def failure_hint(agent, text, message="The command failed: fix the error and run it again."):
+    """Append a fix-and-retry hint to a result that shows the command failed."""
+    low = text.lower()
+    silent_failure = text.startswith("(no output, exit code") and "exit code 0)" not in text
+    if silent_failure or any(mark in low for mark in FAILURE_MARKS):
+        return f"{text}\n\n[hint] {message}"
+    return text
+
+
 def block(agent, after):
     if agent.tool_calls > after:
         return "Tool call blocked: the tool-call budget is spent. Submit your answer now."

@@ -1,0 +1,172 @@
+"""`harnesspro` (the default): screen the levers, model their effects, propose by expected
+hypervolume gain.
+
+A candidate is a set of catalog mechanisms applied to the seed (planner/space.py). The first
+epoch screens: a balanced design (planner/screening.py) puts each mechanism in about half of
+the candidates. Every later epoch fits the surrogate (planner/surrogate.py) to every scored
+coreset rollout - pass and log cost on the mechanism bits, with the task as intercept - and
+proposes, among every genome of the catalog, those with the largest expected gain in
+hypervolume of the front under the posterior (planner/hvgain.py): one per directive, each
+directive a region of the front (cheap end, knee, strong end), each plan naming its region.
+The candidates are made and journaled as NSGA-II's are (seed + mechanisms, catalog order).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from harnesspro.core import journal
+from harnesspro.core.metrics import search_rollouts
+from harnesspro.core.records import Candidate, Plan
+from harnesspro.evolution.improve import improve
+from harnesspro.evolution.strategies.nsga2 import edit_genome
+from harnesspro.improvers.planner.hvgain import Pick, choose, shortlist, thirds
+from harnesspro.improvers.planner.measured import measured_genomes, surrogate_of
+from harnesspro.improvers.planner.screening import screening_design
+from harnesspro.improvers.planner.space import (
+    GENES,
+    all_genomes,
+    exclusive_indices,
+    levers_of,
+    name_of,
+)
+from harnesspro.improvers.planner.surrogate import Surrogate
+from harnesspro.run.context import SEED_ID, RunContext
+
+DRAWS = 64  # posterior draws per decision
+CHUNK = 4096  # genomes scored at once (memory: draws x chunk x tasks)
+MAX_SCREEN, MIN_SCREEN = 9, 4
+
+
+def affordable(ctx: RunContext) -> int | None:
+    """Candidates the rollout cap still pays for (None: uncapped)."""
+    cap = ctx.config.evaluation.max_rollouts
+    if cap is None:
+        return None
+    left = cap - len(search_rollouts(ctx.ledger.rollouts()))
+    return max(0, left) // (len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task)
+
+
+def screening_plans(ctx: RunContext, epoch: int) -> list[Plan]:
+    """The first epoch: a balanced design; two thirds of what the cap affords (4-9 rows)."""
+    budget = affordable(ctx)
+    rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
+    design = screening_design(rows, len(GENES), exclusive_indices(), ctx.config.seed * 1000 + epoch)
+    return [
+        Plan(SEED_ID, "balanced", name_of(bits), f"screening row {i + 1} of {rows}: each "
+             "mechanism in about half of the rows", 0.0, 0.0, levers=levers_of(bits))
+        for i, bits in enumerate(design)
+    ]  # fmt: skip
+
+
+def pool_points(
+    model: Surrogate, pool: npt.NDArray[np.bool_], w_pass: np.ndarray, w_cost: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every pool genome's pass rate and cost under each draw, in chunks."""
+    out = [model.score(pool[i : i + CHUNK], w_pass, w_cost) for i in range(0, len(pool), CHUNK)]
+    return np.hstack([p for p, _ in out]), np.hstack([c for _, c in out])
+
+
+def gain_plans(ctx: RunContext, epoch: int, rounds: int) -> list[Plan]:
+    """`rounds` x one plan per region of the front, by expected hypervolume gain."""
+    scores = ctx.scores()
+    model, genomes = surrogate_of(
+        ctx.scoring_rollouts(), ctx.splits.coreset, ctx.candidates(), scores
+    )
+    rng = np.random.default_rng(ctx.config.seed * 1000 + epoch)
+    w_pass, w_cost = model.draws(rng, DRAWS)
+    known = np.array(list(genomes.values()), dtype=bool)
+    front_pass, front_cost = model.score(known, w_pass, w_cost)
+    pool = all_genomes()
+    pool_pass, pool_cost = pool_points(model, pool, w_pass, w_cost)
+    ref_cost = 2 * max(scores[c].cost_per_task for c in genomes)
+    if not math.isfinite(ref_cost):
+        ref_cost = 2 * float(np.max(front_cost))
+    mean_pass, mean_cost = model.mean(known)
+    bands = thirds(mean_cost, ref_cost) * rounds
+    ref = (0.0, ref_cost)
+    short = shortlist(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
+    pool, pool_pass, pool_cost = pool[short], pool_pass[:, short], pool_cost[:, short]
+    picks = choose(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
+    seed, n = scores[SEED_ID], scores[SEED_ID].n_rollouts
+    plans = []
+    for pick in picks:
+        prs, costs = pool_pass[:, pick.index], pool_cost[:, pick.index]
+        # as the coreset will measure it: the posterior plus the noise of n rollouts
+        measured_pass = prs + rng.normal(0, 1, len(prs)) * np.sqrt(prs * (1 - prs) / n)
+        measured_cost = costs * np.exp(rng.normal(0, np.sqrt(model.noise_var / n), len(costs)))
+        forecast = Forecast(measured_pass, measured_cost, seed.pass_rate, seed.cost_per_task)
+        plans.append(plan_of(pick, pool[pick.index], forecast))
+    return plans
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """A pick's measured pass rate and cost per task, drawn from the posterior predictive,
+    and the seed's measured figures the prediction is relative to."""
+
+    pass_rate: np.ndarray
+    cost: np.ndarray
+    seed_pass: float
+    seed_cost: float
+
+    def pass_change(self) -> tuple[float, float, float]:
+        """Mean and 90% interval of the pass-rate change against the seed."""
+        low, high = np.percentile(self.pass_rate - self.seed_pass, [5, 95])
+        return float(np.mean(self.pass_rate)) - self.seed_pass, float(low), float(high)
+
+    def cost_change(self) -> tuple[float, float, float]:
+        """Mean and 90% interval of the relative cost change (0s when the seed's is unknown)."""
+        if not self.seed_cost or not math.isfinite(self.seed_cost):
+            return 0.0, 0.0, 0.0
+        rel = self.cost / self.seed_cost - 1
+        low, high = np.percentile(rel, [5, 95])
+        return float(np.mean(self.cost)) / self.seed_cost - 1, float(low), float(high)
+
+
+def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan:
+    """The plan of one pick: its region, expected gain and predicted change with intervals."""
+    d_pass, p_low, p_high = forecast.pass_change()
+    d_cost, c_low, c_high = forecast.cost_change()
+    region = {"cost-first": "cheap end", "balanced": "knee", "performance-first": "strong end"}
+    why = (
+        f"fills the {region[pick.band.directive]} of the front: expected hypervolume gain "
+        f"{pick.gain:.3g}; predicted against the seed: pass {d_pass:+.2f} [{p_low:+.2f}, "
+        f"{p_high:+.2f}], cost {d_cost:+.0%} [{c_low:+.0%}, {c_high:+.0%}] (90%, as measured)"
+    )
+    return Plan(
+        SEED_ID, pick.band.directive, name_of(bits), why, round(d_pass, 4), round(d_cost, 4),
+        levers=levers_of(bits), pass_interval=(round(p_low, 4), round(p_high, 4)),
+        cost_interval=(round(c_low, 4), round(c_high, 4)),
+    )  # fmt: skip
+
+
+def plans_for(ctx: RunContext, epoch: int) -> list[Plan]:
+    if set(measured_genomes(ctx.candidates(), sorted(ctx.scores()))) <= {SEED_ID}:
+        return screening_plans(ctx, epoch)
+    budget = affordable(ctx)
+    return gain_plans(ctx, epoch, 3 if budget is None else 1)
+
+
+class ExpectedGain:
+    """Journaled as NSGA-II is: the epoch's plans once drawn, then each edit. With improver
+    'llm' the planner's free-form plans are not yet features of the surrogate: it plans as
+    `harnesspro-v1` does."""
+
+    def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
+        if ctx.config.evolution.improver == "llm":
+            return improve(ctx, epoch, parents)
+        plans = journal.journaled_plans(ctx.ledger, epoch)
+        if plans is None:
+            plans = plans_for(ctx, epoch)
+            ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
+        children: dict[str, Candidate] = {}
+        for index, plan in enumerate(plans):
+            child = edit_genome(ctx, epoch, index, plan)
+            if child and child.id not in ctx.scores():
+                children[child.id] = child
+        return list(children.values())
