@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harnesspro.core.config import Price
+from harnesspro.core.model_config import Price
 from harnesspro.execution.fakes.provider import fake_provider
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.server import Gateway

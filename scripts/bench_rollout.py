@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harnesspro.core.config import ModelConfig, Price
 from harnesspro.core.ledger import Ledger
+from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutSpec
 from harnesspro.execution import rollout
 from harnesspro.execution.fakes.scripted import script_for

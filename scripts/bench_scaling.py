@@ -32,7 +32,9 @@ import ray
 from ray.cluster_utils import Cluster
 from rich.console import Console
 
-from harnesspro.core.config import LatencyConfig, ModelConfig, RayConfig, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.execution_config import RayConfig
+from harnesspro.core.model_config import LatencyConfig, ModelConfig
 from harnesspro.core.records import RolloutResult
 from harnesspro.evaluation import engine
 from harnesspro.execution import scheduler

@@ -25,7 +25,8 @@ import ray
 import yaml
 from rich.console import Console
 
-from harnesspro.core.config import ModelConfig, Price, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
 from harnesspro.core.retry import RetryPolicy
 from harnesspro.execution.fakes.scripted import script_for
@@ -47,7 +48,7 @@ FAST_RETRY = RetryPolicy(max_attempts=3, base_s=0.01, cap_s=1.0, budget_s=5.0)
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[None]:
     """An embedded Ray is ~4 s and ~0.8 GB to start: share one across the session."""
-    from harnesspro.core.config import RayConfig
+    from harnesspro.core.execution_config import RayConfig
     from harnesspro.execution.scheduler import ensure_ray
 
     ensure_ray(RayConfig(num_cpus=2))

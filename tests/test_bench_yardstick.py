@@ -9,7 +9,7 @@ import pytest
 from harnesspro.bench.report import run_rows
 from harnesspro.bench.runner import Outcome
 from harnesspro.bench.yardstick import load, path_for, stored
-from harnesspro.core.config import ConfigError
+from harnesspro.core.config_base import ConfigError
 
 # Seed (0.5, 1.0): reference point (pass 0, cost 2 x 1.0 = 2).
 A = [("a:seed", 0.5, 1.0), ("a:lite", 0.5, 0.5), ("a:heavy", 0.8, 1.0)]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.core.config import ModelConfig
 from harnesspro.core.ledger import Ledger
+from harnesspro.core.model_config import ModelConfig
 from harnesspro.core.records import RolloutSpec
 from harnesspro.core.retry import RetryPolicy, fitted
 from harnesspro.execution.fakes.provider import OK_TOKENS, fake_provider

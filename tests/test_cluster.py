@@ -12,7 +12,9 @@ import pytest
 import ray
 
 from harnesspro.cli import main
-from harnesspro.core.config import ModelConfig, RayConfig, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.execution_config import RayConfig
+from harnesspro.core.model_config import ModelConfig
 from harnesspro.execution.scheduler import Slots, ensure_ray, rollout_cpus
 from harnesspro.run.folder import default_run_dir
 from tests.conftest import tiny_config

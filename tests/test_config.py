@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from harnesspro.cli import main
-from harnesspro.core.config import ConfigError, RunConfig, load_config
+from harnesspro.core.config import RunConfig, load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.run.folder import RunFolder
 
 

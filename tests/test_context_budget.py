@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harnesspro.core.config import ImproverConfig, ModelConfig
+from harnesspro.core.model_config import ImproverConfig, ModelConfig
 from harnesspro.core.records import Plan, Score
 from harnesspro.core.retry import UpstreamError
 from harnesspro.evolution.improve import search_account

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harnesspro.core.config import ConfigError, Price
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.model_config import Price
 from harnesspro.core.records import Usage
 from harnesspro.execution.gateway.prices import cost_of, lookup_price
 from harnesspro.execution.gateway.usage import normalise_usage

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.core.config import Price, RunConfig, load_config
+from harnesspro.core.config import RunConfig, load_config
+from harnesspro.core.model_config import Price
 from harnesspro.run.estimate import SplitSizes, estimate, estimate_run, past_cap
 from tests.conftest import tiny_config
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from harnesspro.core.config import ConfigError, LatencyConfig, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.model_config import LatencyConfig
 from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
 from tests.conftest import tiny_config

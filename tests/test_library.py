@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import Plan
 from harnesspro.harness.mechanisms.catalog import LEVERS
 from harnesspro.improvers.analyzer.rules import prevalence

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.core.config import ImproverConfig
 from harnesspro.core.ledger import Ledger
+from harnesspro.core.model_config import ImproverConfig
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.inputs import SynthesizerInputs

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import harnesspro
-from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import Plan
 from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream

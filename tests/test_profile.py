@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.execution.fakes.behaviour import (
     DEFAULT_PROFILE,
     DRAWS,

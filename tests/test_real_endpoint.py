@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harnesspro.core.config import ModelConfig, Price
+from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutSpec
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.rollout import RolloutInputs, run_rollout

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from harnesspro.cli import main
-from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.metrics import covering
 from harnesspro.evolution.refresh import trade
 from tests.conftest import tiny_config

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.evaluation.racing import dominated_whp
 from harnesspro.evaluation.selection.select import best_pass
 from harnesspro.evolution.strategies import STRATEGIES, make_strategy

@@ -19,10 +19,10 @@ from openai import DefaultHttpxClient, OpenAI
 from plotly.offline import get_plotlyjs
 
 from harnesspro.cli import main
-from harnesspro.core.config import ModelConfig
 from harnesspro.core.cost_axis import axis_of, value_on
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import candidate_scores
+from harnesspro.core.model_config import ModelConfig
 from harnesspro.core.records import Candidate, Usage, total_usage
 from harnesspro.core.rollout_budget import RolloutBudget
 from harnesspro.execution.fakes.provider import fake_provider

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.core.config import LatencyConfig, ModelConfig
+from harnesspro.core.model_config import LatencyConfig, ModelConfig
 from harnesspro.execution.rollout import run_rollout
 from harnesspro.run.context import seed_template
 from harnesspro.sandbox.snapshot import SnapshotLimit, take

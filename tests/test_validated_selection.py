@@ -12,7 +12,8 @@ import pytest
 from conftest import tiny_config
 
 from harnesspro.cli import main
-from harnesspro.core.config import ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import Score
 from harnesspro.evaluation.engine import Evaluated
 from harnesspro.evaluation.selection.select import Selected

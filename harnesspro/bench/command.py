@@ -18,7 +18,9 @@ from harnesspro.bench.arithmetic import Point
 from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
 from harnesspro.bench.split import resolution
 from harnesspro.bench.yardstick import Yardstick, setup_key
-from harnesspro.core.config import ConfigError, RayConfig, RunConfig, load_config
+from harnesspro.core.config import RunConfig, load_config
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.execution_config import RayConfig
 from harnesspro.evolution.strategies import STRATEGIES
 from harnesspro.execution.scheduler import ensure_ray
 from harnesspro.sandbox.bubblewrap import Bubblewrap

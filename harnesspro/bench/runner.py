@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 from rich.console import Console
 
-from harnesspro.core.config import ConfigError, RunConfig, apply_override
+from harnesspro.core.config import RunConfig, apply_override
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Plan
 from harnesspro.evaluation.engine import evaluate

@@ -26,7 +26,7 @@ from typing import Any
 
 from harnesspro.bench.arithmetic import Point, reference_front
 from harnesspro.core import pareto
-from harnesspro.core.config import ConfigError
+from harnesspro.core.config_base import ConfigError
 
 REF_COST_MULTIPLE = 2.0
 Labelled = tuple[str, float, float]  # (label, pass rate, cost per task)

@@ -15,8 +15,8 @@ from harnesspro.bench.command import cmd_bench
 from harnesspro.bench.command import register as register_bench
 from harnesspro.cli import doctor, evolve, harness, results, retro, tasks
 from harnesspro.cli.handlers import Handler
-from harnesspro.core.config import ConfigError
-from harnesspro.core.ledger import LedgerDamaged
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.ledger_schema import LedgerDamaged
 from harnesspro.evaluation.scoring import FrozenTestChanged
 from harnesspro.run.operating_points import RunNotFound
 from harnesspro.sandbox.contract import SandboxUnavailable

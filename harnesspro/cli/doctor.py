@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from harnesspro.cli.handlers import Handler
-from harnesspro.core.config import ConfigError
+from harnesspro.core.config_base import ConfigError
 from harnesspro.execution.gateway.prices import lookup_price
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits

@@ -11,7 +11,8 @@ from rich.console import Console
 from harnesspro.cli.handlers import Handler
 from harnesspro.cli.progress import ConsoleProgress
 from harnesspro.cli.results import cmd_report_paths
-from harnesspro.core.config import MAX_REPEATS, ConfigError, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import MAX_REPEATS, ConfigError
 from harnesspro.evaluation.heldout import open_run
 from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.loop import run_evolution

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from harnesspro.cli.handlers import Handler
 from harnesspro.cli.rollout import debug_rollout
-from harnesspro.core.config import ConfigError
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.money import dollars, tokens
 from harnesspro.harness.validate import validate_harness
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from harnesspro.cli.handlers import Handler
-from harnesspro.core.config import ConfigError
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.money import dollars, tokens
 from harnesspro.improvers.account import describe_search_costs

@@ -7,7 +7,9 @@ import secrets
 from dataclasses import asdict
 from pathlib import Path
 
-from harnesspro.core.config import ConfigError, ModelConfig, Price, load_config
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
 from harnesspro.execution.fakes.behaviour import ProfileError, resolve_profile
 from harnesspro.execution.fakes.scripted import script_for

@@ -15,7 +15,8 @@ from pathlib import Path
 from rich.console import Console
 
 from harnesspro.cli.handlers import Handler
-from harnesspro.core.ledger import LedgerDamaged, passing_tasks
+from harnesspro.core.ledger import passing_tasks
+from harnesspro.core.ledger_schema import LedgerDamaged
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.contract import SandboxUnavailable

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from harnesspro.core.config import ConfigError
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.metrics import scored, search_rollouts
 from harnesspro.core.money import dollars, share
 from harnesspro.core.records import Candidate, Score

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harnesspro.core.config import ModelConfig, Price
+from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec, RolloutStatus, Usage, total_usage
 from harnesspro.core.registry import upstream_class
 from harnesspro.core.retry import RetryPolicy, fitted

@@ -12,7 +12,10 @@ from urllib.parse import urlsplit
 
 import ray
 
-from harnesspro.core.config import ConfigError, ModelConfig, RayConfig, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.execution_config import RayConfig
+from harnesspro.core.model_config import ModelConfig
 from harnesspro.core.records import RolloutResult, Usage
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 

@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnesspro.core.config import ModelConfig
 from harnesspro.core.fsnames import shown
+from harnesspro.core.model_config import ModelConfig
 from harnesspro.core.records import RolloutSpec, Task
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.sandbox.contract import Mount, Sandbox

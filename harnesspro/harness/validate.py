@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from harnesspro.core.config import ModelConfig, Price
 from harnesspro.core.fsnames import raw
+from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
 from harnesspro.execution.fakes.scripted import script_for
 from harnesspro.execution.harness_entry import requirements_problem

@@ -23,9 +23,11 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.core.atomic import atomic_path
-from harnesspro.core.config import ConfigError, ImproverConfig, Price, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import known_sum
+from harnesspro.core.model_config import ImproverConfig, Price
 from harnesspro.core.registry import upstream_class
 from harnesspro.core.retry import RetryPolicy
 from harnesspro.core.rollout_budget import RolloutBudget

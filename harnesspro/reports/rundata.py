@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from harnesspro.core.config import ConfigError, RunConfig, load_config
+from harnesspro.core.config import RunConfig, load_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.run.operating_points import RunNotFound
 

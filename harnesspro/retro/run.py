@@ -22,7 +22,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harnesspro.core.config import ConfigError, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.records import Candidate, Diagnosis, Plan, Score
 from harnesspro.harness.repo import HarnessRepo

@@ -10,11 +10,14 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
-from harnesspro.core.config import DEFAULT_CORESET_SIZE, ConfigError, Price, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import Shortfall, candidate_scores, covering, on_split, shortfalls
+from harnesspro.core.model_config import Price
 from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate, Score, Task
+from harnesspro.core.search_config import DEFAULT_CORESET_SIZE
 from harnesspro.execution.fakes.behaviour import (
     DEFAULT_PROFILE,
     BehaviourProfile,

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harnesspro.core.config import Price, RunConfig
+from harnesspro.core.config import RunConfig
+from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
 from harnesspro.improvers.account import improver_price
 from harnesspro.run.context import choose_splits, model_price, runnable_tasks

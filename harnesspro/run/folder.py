@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Literal
 
 from harnesspro.core.atomic import write_text_atomic
-from harnesspro.core.config import ConfigError, RunConfig, dump_config, same_config
+from harnesspro.core.config import RunConfig, dump_config, same_config
+from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import RolloutResult, VerifierEvidence
 from harnesspro.sandbox.snapshot import Snapshot
 from harnesspro.sandbox.snapshot import load as load_snapshot

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harnesspro.core.config import ConfigError, Price
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.model_config import Price
 from harnesspro.core.records import Usage
 
 MILLION = 1_000_000

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from harnesspro.core.config import Price
+from harnesspro.core.model_config import Price
 from harnesspro.core.records import ModelCall, Usage
 from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.core.rollout_budget import RolloutBudget, Spent

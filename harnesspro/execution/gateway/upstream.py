@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from harnesspro.core.config import LatencyConfig
+from harnesspro.core.model_config import LatencyConfig
 from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.gateway.streaming import to_chunks
 

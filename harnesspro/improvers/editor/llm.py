@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harnesspro.core.config import ImproverConfig
+from harnesspro.core.model_config import ImproverConfig
 from harnesspro.core.records import Plan
 from harnesspro.execution.rollout import FORWARDER, GATEWAY_PORT
 from harnesspro.harness.mechanisms.catalog import CATALOG

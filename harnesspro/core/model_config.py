@@ -1,0 +1,152 @@
+"""The models a run talks to: the target model (endpoint, price, behaviour profile of the
+scripted stand-in, latency) and the improver model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    model_validator,
+)
+
+from harnesspro.core.config_base import (
+    DAY_S,
+    MAX_PRICE,
+    Strict,
+)
+
+
+class Price(Strict):
+    """Dollars per million tokens."""
+
+    input: float = Field(..., ge=0, le=MAX_PRICE)
+    """Uncached input tokens."""
+    cached_input: float = Field(0.0, ge=0, le=MAX_PRICE)
+    """Input tokens served from the provider's prefix cache."""
+    cache_write: float = Field(0.0, ge=0, le=MAX_PRICE)
+    """Input tokens written to the cache (providers that bill it)."""
+    output: float = Field(..., ge=0, le=MAX_PRICE)
+    """Output tokens, reasoning included."""
+
+
+class BehaviourConfig(Strict):
+    """The scripted policy's hidden behaviour profile (README: "Behaviour profiles"); trusted
+    side, like the test split. Neither key = the documented default profile."""
+
+    seed: int | None = None
+    """Draw the profile from the documented distribution with this seed."""
+    profile: Path | None = None
+    """A profile file (YAML/JSON of `BehaviourProfile` fields) instead of a drawn one."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> BehaviourConfig:
+        if self.seed is not None and self.profile is not None:
+            raise ValueError("give either seed or profile, not both")
+        return self
+
+    @property
+    def configured(self) -> bool:
+        return self.seed is not None or self.profile is not None
+
+
+def _interval(pair: tuple[float, float]) -> tuple[float, float]:
+    if not 0 <= pair[0] <= pair[1] <= DAY_S:
+        raise ValueError(f"give [low, high] with 0 <= low <= high <= {DAY_S:g}")
+    return pair
+
+
+Interval = Annotated[tuple[float, float], AfterValidator(_interval)]
+
+
+def _rates(pair: tuple[float, float]) -> tuple[float, float]:
+    if pair[0] <= 0:
+        raise ValueError("rates must be above 0")
+    return pair
+
+
+class LatencyConfig(Strict):
+    """A hosted model's latency, simulated offline: each call waits a time to first token drawn
+    from `first_token_s`, then streams its output tokens at a rate drawn from `tokens_per_s`
+    (both uniform, seeded per call, so a run's waits are reproducible). The upstream sleeps:
+    rollouts are I/O-bound, as against a remote model."""
+
+    first_token_s: Interval = (0.5, 1.5)
+    """[low, high] seconds before the first token of each call."""
+    tokens_per_s: Annotated[Interval, AfterValidator(_rates)] = (30.0, 90.0)
+    """[low, high] output tokens per second."""
+
+
+class ModelConfig(Strict):
+    name: str = "scripted"
+    """Model name the harness asks for (HARNESSPRO_MODEL)."""
+    upstream: Literal["scripted", "openai"] = "scripted"
+    """Where the gateway sends calls: the offline scripted policy or an OpenAI-compatible API."""
+    base_url: str | None = None
+    """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
+    api_key_env: str | None = None
+    """Environment variable holding the provider key; read only by the gateway."""
+    allow_unpriced: bool = False
+    """Run a model with no known price; its cost is then reported as unknown, never as 0."""
+    context_tokens: int | None = Field(None, ge=512)
+    """The model's context window in tokens, passed to the harness as
+    HARNESSPRO_CONTEXT_TOKENS; the seed cuts its oldest tool results to fit it (None = unknown:
+    not passed)."""
+    behaviour: BehaviourConfig = BehaviourConfig()
+    """The scripted policy's behaviour profile (upstream: scripted only)."""
+    latency: LatencyConfig | None = None
+    """Simulated provider latency for the scripted upstream (None = it answers at once)."""
+
+    @model_validator(mode="after")
+    def _scripted_only_settings(self) -> ModelConfig:
+        if self.behaviour.configured and self.upstream != "scripted":
+            raise ValueError(
+                "model.behaviour acts on upstream 'scripted' only; remove it or use that upstream"
+            )
+        if self.latency is not None and self.upstream != "scripted":
+            raise ValueError("latency simulates a provider for upstream 'scripted' only; remove it")
+        return self
+
+
+class ImproverConfig(Strict):
+    """The model behind the `llm` improver (analyzer, planner, editor), metered in the search
+    account, never in the harness's cost."""
+
+    name: str = "scripted"
+    """Model name the improver roles ask for."""
+    upstream: Literal["scripted", "openai", "replay"] = "scripted"
+    """scripted = an offline stand-in that answers from the catalog; openai = an
+    OpenAI-compatible API; replay = recorded replies from `replay_log`, in order."""
+    base_url: str | None = None
+    """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
+    api_key_env: str | None = None
+    """Environment variable holding the provider key; read only by the search gateway."""
+    replay_log: Path | None = None
+    """JSONL of recorded assistant messages (upstream: replay)."""
+    max_edit_steps: int = Field(12, ge=1, le=1000)
+    """Model calls the editing agent may make per attempt."""
+    edit_timeout_s: float = Field(600.0, gt=0, le=DAY_S)
+    """Wall-clock limit of one editing attempt in the sandbox."""
+    allow_unpriced: bool = False
+    """Use an improver model with no known price; its cost is then reported as unknown."""
+    request: dict[str, Any] = Field(default_factory=dict)
+    """Extra request parameters for every improver call, e.g. {temperature: 0}."""
+    context_tokens: int | None = Field(None, ge=512)
+    """The improver model's context window in tokens. Every role fits its prompt to it (the
+    reply's `max_tokens`, else a quarter of the window, kept free), cutting its least valuable
+    inputs first; None = unknown: prompts are sent as built."""
+    timeout_s: float = Field(120.0, gt=0, le=DAY_S)
+    """Seconds one improver call may take (upstream: openai) before the gateway counts it as
+    timed out and retries it; a local model on a busy CPU may need more."""
+    response_format: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    """Ask for each role's reply schema as a response format: `json_schema` (OpenAI's) or
+    `json_object` with the schema beside it (llama-cpp-python's server); `auto` probes an
+    openai upstream once per run for each in turn; the offline stand-ins never get one."""
+
+    @model_validator(mode="after")
+    def _replay_needs_a_log(self) -> ImproverConfig:
+        if self.upstream == "replay" and self.replay_log is None:
+            raise ValueError("upstream 'replay' needs replay_log (a JSONL of recorded replies)")
+        return self
