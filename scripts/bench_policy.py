@@ -16,7 +16,8 @@ import sys
 import time
 from typing import Any
 
-from harnesspro.execution.fakes.scripted import ScriptedPolicy, script_for
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import load_suite, workspace_files
 

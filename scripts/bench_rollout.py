@@ -26,7 +26,7 @@ from harnesspro.core.ledger import Ledger
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutSpec
 from harnesspro.execution import rollout
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.gateway import upstream as upstream_module
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.run.context import seed_template

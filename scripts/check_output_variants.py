@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from harnesspro.core.records import Task
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.fakes.variants import KINDS, rewrite_command
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import load_suite, reference_steps

@@ -15,8 +15,10 @@ import json
 import sys
 from typing import Any
 
-from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, sample_profile
-from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript, script_for
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
+from harnesspro.execution.fakes.sampling import sample_profile
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.task_script import TaskScript, script_for
 from harnesspro.harness.mechanisms.catalog import CONCISE_PROMPT, SKIM_PROMPT, VERIFY_PROMPT
 from harnesspro.run.context import seed_template
 from harnesspro.tasks.loader import load_suite

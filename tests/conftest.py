@@ -29,7 +29,7 @@ from harnesspro.core.config import load_config
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
 from harnesspro.core.retry import RetryPolicy
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.rollout import RolloutInputs

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import RolloutResult, Task
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.rollout import run_rollout
 from harnesspro.run.context import seed_template
 from harnesspro.run.folder import RunFolder

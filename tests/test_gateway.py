@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from openai import DefaultHttpxClient, OpenAI
 
-from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
 from harnesspro.execution.rollout import FORWARDER

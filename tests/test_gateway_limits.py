@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.chatlog import ChatLog, conversation
 from harnesspro.execution.gateway.limits import GatewayLimits
 from harnesspro.execution.gateway.server import Gateway

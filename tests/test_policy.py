@@ -10,7 +10,8 @@ import math
 from typing import Any
 
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
-from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.upstream import ScriptedUpstream
 
 STEPS = tuple(f"echo part{i} > /workspace/out{i}.txt" for i in range(6))

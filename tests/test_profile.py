@@ -11,13 +11,11 @@ from harnesspro.core.config import load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.execution.fakes.behaviour import (
     DEFAULT_PROFILE,
-    DRAWS,
     BehaviourProfile,
     ProfileError,
     load_profile,
-    resolve_profile,
-    sample_profile,
 )
+from harnesspro.execution.fakes.sampling import DRAWS, resolve_profile, sample_profile
 
 
 def test_the_same_seed_draws_the_same_profile_and_others_differ() -> None:

@@ -16,7 +16,7 @@ from harnesspro.cli import main
 from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutSpec
 from harnesspro.execution.fakes.behaviour import load_profile
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs

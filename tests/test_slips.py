@@ -11,12 +11,8 @@ from pathlib import Path
 import pytest
 
 from harnesspro.execution.fakes import slips
-from harnesspro.execution.fakes.behaviour import (
-    BehaviourProfile,
-    ProfileError,
-    load_profile,
-    sample_profile,
-)
+from harnesspro.execution.fakes.behaviour import BehaviourProfile, ProfileError, load_profile
+from harnesspro.execution.fakes.sampling import sample_profile
 from harnesspro.execution.fakes.scripted import Traits, plan_actions
 from tests.test_policy import QUIET, SCRIPT, STEPS
 

@@ -20,7 +20,7 @@ from harnesspro.evaluation.engine import evaluate
 from harnesspro.evaluation.heldout import held_out_frame, summarise
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.evolution.strategies import STRATEGIES
-from harnesspro.execution.fakes.behaviour import sample_profile
+from harnesspro.execution.fakes.sampling import sample_profile
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.run.context import SEED_ID, RunContext

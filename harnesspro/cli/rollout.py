@@ -11,8 +11,9 @@ from harnesspro.core.config import load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
-from harnesspro.execution.fakes.behaviour import ProfileError, resolve_profile
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.behaviour import ProfileError
+from harnesspro.execution.fakes.sampling import resolve_profile
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.rollout import RolloutInputs, run_rollout, write_tree
 from harnesspro.harness.validate import static_problem
 from harnesspro.run.context import model_price

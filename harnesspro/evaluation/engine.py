@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec
-from harnesspro.execution.fakes.scripted import TaskScript, script_for
+from harnesspro.execution.fakes.task_script import TaskScript, script_for
 from harnesspro.execution.rollout import RolloutInputs
 from harnesspro.execution.rollout_cache import RolloutCache
 from harnesspro.execution.scheduler import Slots, ensure_ray, rollout_cpus, run_all

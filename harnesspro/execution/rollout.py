@@ -18,7 +18,8 @@ from harnesspro.core.registry import upstream_class
 from harnesspro.core.retry import RetryPolicy, fitted
 from harnesspro.core.rollout_budget import RolloutBudget
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
-from harnesspro.execution.fakes.scripted import ScriptedPolicy, TaskScript
+from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.execution.harness_entry import harness_command, harness_toolenv

@@ -12,7 +12,7 @@ import yaml
 from harnesspro.core.fsnames import raw
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
-from harnesspro.execution.fakes.scripted import script_for
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.harness_entry import requirements_problem
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
 from harnesspro.tasks.loader import folder_files, load_task

@@ -18,12 +18,8 @@ from harnesspro.core.model_config import Price
 from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate, Score, Task
 from harnesspro.core.search_config import DEFAULT_CORESET_SIZE
-from harnesspro.execution.fakes.behaviour import (
-    DEFAULT_PROFILE,
-    BehaviourProfile,
-    ProfileError,
-    resolve_profile,
-)
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, ProfileError
+from harnesspro.execution.fakes.sampling import resolve_profile
 from harnesspro.execution.gateway.prices import lookup_price
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.account import improver_price

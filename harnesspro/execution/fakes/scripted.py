@@ -68,120 +68,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harnesspro.core.records import Task
-from harnesspro.execution.fakes import phrases, slips, variants
+from harnesspro.execution.fakes import phrases, slips
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
-from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
-from harnesspro.tasks.runtime import input_files
-
-VOCAB = (
-    "inspect",
-    "the",
-    "files",
-    "first",
-    "then",
-    "apply",
-    "the",
-    "change",
-    "carefully",
-    "and",
-    "confirm",
-    "the",
-    "output",
-    "matches",
-    "the",
-    "requested",
-    "format",
-    "before",
-    "moving",
-    "on",
-    "to",
-    "the",
-    "next",
-    "part",
-    "of",
-    "the",
-    "task",
+from harnesspro.execution.fakes.history import (
+    FOLDED,
+    HINT,
+    History,
+    after_notice,
+    after_refusal,
+    first_signal,
+    read_history,
 )
-PATH_RE = re.compile(r"`(/[^`\s]+)`")
-SKIM_LINES = 40  # a skimmed read shows this many lines
-NOTICE, FOLDED, HINT = 0, 1, 2  # the signals of phrases.result_signals
-
-
-@dataclass(frozen=True)
-class TaskScript:
-    """What the policy knows about one task (trusted side only)."""
-
-    instruction: str
-    workdir: str
-    steps: tuple[str, ...]
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
-    category: str = ""
-    difficulty: str = "medium"
-    long_inputs: tuple[str, ...] = ()  # inputs a skimmed read shows only in part
-    variants: tuple[tuple[str, str], ...] = ()  # (output file, kind) its official tests accept
-
-
-@dataclass(frozen=True)
-class Action:
-    kind: str  # explore | slip | quiet | step | recheck | verify
-    command: str
-    index: int = -1  # slip and quiet: the reference step that slipped
-
-
-def script_for(task: Task) -> TaskScript:
-    """Build the policy's knowledge of a task from its folder."""
-    workspace = workspace_files(task)
-    # Where the image puts them (the Dockerfile's COPY lines), not only the working folder.
-    files = input_files(task)
-    mentioned = PATH_RE.findall(task.instruction)
-    builtin = task.path.parent == builtin_suite_dir()
-    long = tuple(
-        f"{task.workdir}/{name}" for name, data in workspace.items() if data.count(b"\n") > 40
-    )
-    return TaskScript(
-        instruction=task.instruction,
-        workdir=task.workdir,
-        steps=tuple(reference_steps(task)),
-        inputs=files,
-        outputs=tuple(dict.fromkeys(p for p in mentioned if p not in files)),
-        category=task.category,
-        difficulty=task.difficulty,
-        long_inputs=long,
-        variants=tuple(variants.accepted().get(task.id, [])) if builtin else (),
-    )
-
-
-def styled_steps(script: TaskScript, profile: BehaviourProfile) -> tuple[str, ...]:
-    """The reference steps in the profile's output style (model 14): its chosen rewrites run
-    right after the last step."""
-    chosen = variants.chosen(script.variants, profile.variant)
-    if not chosen or not script.steps:
-        return script.steps
-    rewrites = [variants.rewrite_command(kind, path) for path, kind in chosen]
-    return (*script.steps[:-1], "\n".join([script.steps[-1], *rewrites]))
-
-
-def _look(rng: random.Random, script: TaskScript, skim: bool = False) -> str:
-    u, v = rng.random(), rng.random()
-    if not script.inputs or u < 0.3:
-        return f"ls -la {script.workdir}"
-    path = script.inputs[int(v * len(script.inputs))]
-    reader = f"head -n {SKIM_LINES}" if skim else "cat"
-    return [f"{reader} {path}", f"head -n {SKIM_LINES} {path}", f"wc -l {path}"][int(u * 10) % 3]
-
-
-def _stream(seed: str, *purpose: object) -> random.Random:
-    """An independent random stream per decision, so that changing one decision's odds (a
-    different prompt, say) leaves every other draw as it was: common random numbers."""
-    return random.Random(":".join(map(str, (seed, *purpose))))
+from harnesspro.execution.fakes.task_script import (
+    VOCAB,
+    Action,
+    TaskScript,
+    look_command,
+    stream,
+    styled_steps,
+)
 
 
 @dataclass(frozen=True)
@@ -243,8 +152,8 @@ def plan_actions(
     positions of slips whose failed result carried a fix-and-retry hint (model 4)."""
     skim = _skims(script, traits, profile)
     lo, hi = profile.direct_explore if traits.direct else profile.explore
-    n_explore = lo + int(_stream(seed, "explore").random() * (hi - lo + 1))
-    looks = [_look(_stream(seed, "look", i), script, skim) for i in range(n_explore)]
+    n_explore = lo + int(stream(seed, "explore").random() * (hi - lo + 1))
+    looks = [look_command(stream(seed, "look", i), script, skim) for i in range(n_explore)]
     actions = [Action("explore", command) for command in looks]
     partial = skim and bool(script.long_inputs)
     p_notice = profile.verify_notice if traits.verify else profile.p_notice
@@ -253,16 +162,16 @@ def plan_actions(
     steps = styled_steps(script, profile)
     for i, step in enumerate(steps):
         if folded_at is not None and len(actions) > folded_at and not partial:
-            partial = _stream(seed, "reread").random() >= profile.reread_folded
+            partial = stream(seed, "reread").random() >= profile.reread_folded
             if not partial:  # it looks at what the compression hid
                 path = actions[folded_at].command.split()[-1]
                 actions.insert(folded_at + 1, Action("explore", f"sed -n '21,200p' {path}"))
             folded_at = None
-        rng = _stream(seed, "step", i)
+        rng = stream(seed, "step", i)
         slip, notice, recheck = rng.random(), rng.random(), rng.random()
         kind = "step"
         if slip < slip_rate(script, traits, profile, partial):
-            u = _stream(seed, "kind", i).random()
+            u = stream(seed, "kind", i).random()
             kind = slips.choose(profile.slip_kinds, u, bool(script.outputs))
         if kind == "typo":
             hint = len(actions) in hinted
@@ -280,11 +189,13 @@ def plan_actions(
                 quiet.append((i, kind))
                 broken.append(i)
         if recheck < profile.p_recheck:
-            actions.append(Action("recheck", _look(_stream(seed, "recheck", i), script, skim)))
+            actions.append(
+                Action("recheck", look_command(stream(seed, "recheck", i), script, skim))
+            )
     actions = _spoil_outputs(actions, script, quiet, seed)
-    if _stream(seed, "verify").random() < (profile.verify_p if traits.verify else profile.p_verify):
+    if stream(seed, "verify").random() < (profile.verify_p if traits.verify else profile.p_verify):
         actions.append(Action("verify", _verify_command(script, profile)))
-        if broken and _stream(seed, "catch").random() < profile.verify_catch:
+        if broken and stream(seed, "catch").random() < profile.verify_catch:
             # later steps may have built on the broken one: rerun from there
             actions += [Action("step", step) for step in steps[broken[0] :]]
     return actions
@@ -299,7 +210,7 @@ def _spoil_outputs(
         return actions
     spoils = []
     for i, kind in quiet:
-        pick = _stream(seed, "spoiled", i).random()
+        pick = stream(seed, "spoiled", i).random()
         spoils.append(slips.corruption(kind, script.outputs[int(pick * len(script.outputs))]))
     command = "\n".join([actions[last].command, *spoils])
     return [*actions[:last], Action("quiet", command, quiet[0][0]), *actions[last + 1 :]]
@@ -309,71 +220,6 @@ def _verify_command(script: TaskScript, profile: BehaviourProfile) -> str:
     outputs = " ".join(script.outputs) or script.workdir
     reader = "cat" if profile.verify_full_read and script.outputs else "head -n 20"
     return f"ls -la {script.workdir} && {reader} {outputs}"
-
-
-@dataclass(frozen=True)
-class History:
-    """What the conversation so far says about the rollout's progress."""
-
-    done: int  # actions carried out (a call answered with a repair request does not count)
-    results: tuple[str, ...]  # the results of those actions, in order
-    repair_pending: bool  # the harness asked to resend the last call
-    guarded: bool  # the harness refused a submission
-    last: str  # the latest tool result or user turn
-
-
-def read_history(messages: Sequence[Mapping[str, Any]], fenced: bool) -> History:
-    """Progress so far, read off the conversation (model 12: repair requests don't count)."""
-    done, results, pending = 0, [], False
-    for i, message in enumerate(messages):
-        acted = message.get("role") == "assistant" and (
-            "```" in str(message.get("content")) if fenced else bool(message.get("tool_calls"))
-        )
-        if not acted:
-            continue
-        follow = messages[i + 1] if i + 1 < len(messages) else {}
-        answer = str(follow.get("content", ""))
-        pending = phrases.turn_signals(answer[:300])[0]
-        if follow and not pending:
-            done += 1
-            results.append(answer)
-    turns = [str(m.get("content", "")) for m in messages[2:] if m.get("role") in ("user", "tool")]
-    return History(
-        done=done,
-        results=tuple(results),
-        repair_pending=pending,
-        guarded=any(phrases.turn_signals(t[:300])[1] for t in turns),
-        last=turns[-1] if turns else "",
-    )
-
-
-def _first(results: Sequence[str], signal: int) -> int | None:
-    """The first result showing phrases.result_signals' `signal` (0 notice, 1 folded)."""
-    return next((i for i, text in enumerate(results) if phrases.result_signals(text)[signal]), None)
-
-
-def _after_notice(
-    actions: list[Action], results: Sequence[str], seed: str, profile: BehaviourProfile
-) -> list[Action]:
-    """Model 9: after a finishing notice, drop exploration and re-checks, or everything."""
-    at = _first(results, NOTICE)
-    if at is None:
-        return actions
-    head, tail = actions[: at + 1], actions[at + 1 :]
-    if _stream(seed, "rush").random() < profile.notice_rush:
-        return head
-    if _stream(seed, "stop").random() < profile.notice_stop:
-        tail = [a for a in tail if a.kind not in ("explore", "recheck")]
-    return head + tail
-
-
-def _after_refusal(actions: list[Action], steps: tuple[str, ...], workdir: str) -> list[Action]:
-    """Model 13: a refused submission makes it check its work and rerun what it broke."""
-    if any(a.kind == "verify" for a in actions):
-        return actions
-    slipped = sorted(a.index for a in actions if a.kind in ("slip", "quiet") and a.index >= 0)
-    redo = [Action("step", step) for step in steps[slipped[0] :]] if slipped else []
-    return [*actions, Action("verify", f"ls -la {workdir}"), *redo]
 
 
 def _tool_call(command: str, call_id: str, malformed: bool) -> dict[str, Any]:
@@ -405,10 +251,10 @@ class ScriptedPolicy:
         self, script: TaskScript, traits: Traits, seed: str, history: History
     ) -> list[Action]:
         profile, results = self.profile, history.results
-        folded = _first(results, FOLDED)
+        folded = first_signal(results, FOLDED)
         actions = plan_actions(script, traits, seed, profile, folded)
         hinted: frozenset[int] = frozenset()
-        while _first(results, HINT) is not None:  # settles within one pass per slip
+        while first_signal(results, HINT) is not None:  # settles within one pass per slip
             now = frozenset(
                 k
                 for k, action in enumerate(actions[: len(results)])
@@ -418,14 +264,14 @@ class ScriptedPolicy:
                 break
             hinted = now
             actions = plan_actions(script, traits, seed, profile, folded, hinted)
-        if history.guarded and _stream(seed, "guard").random() < profile.guard_redo:
-            actions = _after_refusal(actions, styled_steps(script, profile), script.workdir)
-        return _after_notice(actions, history.results, seed, profile)
+        if history.guarded and stream(seed, "guard").random() < profile.guard_redo:
+            actions = after_refusal(actions, styled_steps(script, profile), script.workdir)
+        return after_notice(actions, history.results, seed, profile)
 
     def _text(self, traits: Traits, seed: str, done: int) -> str:
         words = self.profile.words * (self.profile.concise_words if traits.concise else 1.0)
         words *= self.profile.effort_words.get(traits.effort, 1.0)
-        rng = _stream(seed, "text", done)
+        rng = stream(seed, "text", done)
         return " ".join(rng.choices(VOCAB, k=max(1, round(words))))
 
     def respond(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
@@ -445,7 +291,7 @@ class ScriptedPolicy:
         if phrases.BLOCKED.search(history.last[:300]) or done >= len(todo):
             return {"role": "assistant", "content": f"{text}\nThe task is complete."}
         command = todo[done].command
-        draw = _stream(seed, "json", done, len(messages)).random()
+        draw = stream(seed, "json", done, len(messages)).random()
         if traits.fenced:
             fence = "" if draw < self.profile.fenced_malformed else "\n```"
             return {"role": "assistant", "content": f"{text}\n```bash\n{command}{fence}"}
