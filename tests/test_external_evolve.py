@@ -44,7 +44,10 @@ def test_one_epoch_on_external_tasks(
         # Relative to the config file's folder, not to the working directory.
         tasks={"suite": "suite", "test_fraction": 0.34},
         coreset={"size": 2},
-        evolution={"epochs": 1, "rollouts_per_task": 1},
+        # The scripted policy knows no external task, so the seed passes nothing and no
+        # synthesized test could be scored (each must pass on some seed rollout): the run is
+        # scored by the trajectory judgement (`no-synth`), which keeps the whole pipeline.
+        evolution={"epochs": 1, "rollouts_per_task": 1, "strategy": "no-synth"},
         # The official verifier grades the coreset rollouts too: every row is checked below.
         evaluation={"validation_rollouts": 0, "attempts": 1, "official_on_search": True},
     )

@@ -226,7 +226,9 @@ def no_usage_run(request: pytest.FixtureRequest) -> tuple[Path, str]:
                 model=model,
                 prices={"fake-model": FAKE_PRICE.model_dump()},
                 coreset={"size": 2},
-                evolution={"epochs": 1, "rollouts_per_task": 1},
+                # The fake answers "hello" and does no work, so no synthesized test could be
+                # scored: the trajectory judgement scores the run (`no-synth`).
+                evolution={"epochs": 1, "rollouts_per_task": 1, "strategy": "no-synth"},
                 evaluation={"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
             )
             argv = ["evolve", "--config", str(config), "--run-dir", str(folder / "r")]
@@ -301,3 +303,26 @@ def test_a_run_without_usage_is_plotted_on_model_calls(no_usage_run: tuple[Path,
     assert any(t.name == "tokens unknown (no usage reported)" for t in costs.data)
     page = (run_dir / "dashboard.html").read_text().replace(get_plotlyjs(), "")
     assert "unknown tokens" in page or "tokens unknown" in page
+
+
+@pytest.mark.slow
+def test_a_seed_that_passes_nothing_stops_with_one_sentence(
+    tmp_path: Path, ray_session: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every synthesized test must pass on some seed rollout; a model that does no work gives
+    # none, so nothing can be scored: the run says so, never a traceback.
+    with fake_provider([], default=("no_usage",)) as provider:
+        model = {"name": "fake-model", "upstream": "openai", "base_url": provider.base_url}
+        config = tiny_config(
+            tmp_path,
+            model=model,
+            prices={"fake-model": FAKE_PRICE.model_dump()},
+            coreset={"size": 2},
+            evolution={"epochs": 1, "rollouts_per_task": 1},
+            evaluation={"validation_rollouts": 0, "final": False},
+        )
+        argv = ["evolve", "--config", str(config), "--run-dir", str(tmp_path / "r")]
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "no coreset task has a synthesized test that can be scored" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

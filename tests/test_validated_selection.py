@@ -17,6 +17,7 @@ from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import Score
 from harnesspro.evaluation.engine import Evaluated
 from harnesspro.evaluation.selection.select import Selected
+from harnesspro.evolution import finish
 from harnesspro.evolution import loop as evolution
 from harnesspro.run.validation_scores import pool
 
@@ -123,13 +124,14 @@ def test_a_validated_run_records_pooled_picks(
     sections = {"evaluation": evaluation, "reports": {"dashboard": "end"}}
     config = tiny_config(tmp_path, selection={"validated": True}, **sections)
     written: list[Path] = []
-    real = evolution.write_dashboard
+    real = finish.write_dashboard
 
     def recorded(root: Path) -> Path:
         written.append(real(root))
         return written[-1]
 
-    monkeypatch.setattr(evolution, "write_dashboard", recorded)
+    monkeypatch.setattr(evolution, "write_dashboard", recorded)  # reports.dashboard: every_epoch
+    monkeypatch.setattr(finish, "write_dashboard", recorded)  # the run's end
     run_dir = tmp_path / "run"
     assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 0
     assert len(written) == 1 and written[0].is_file()  # two epochs closed, one dashboard

@@ -18,6 +18,7 @@ from harnesspro.cli.handlers import Handler
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger_schema import LedgerDamaged
 from harnesspro.evaluation.scoring import FrozenTestChanged
+from harnesspro.evaluation.selection.select import SeedUnscored
 from harnesspro.run.operating_points import RunNotFound
 from harnesspro.sandbox.contract import SandboxUnavailable
 from harnesspro.tasks.loader import TaskError
@@ -31,6 +32,7 @@ USER_ERRORS = (
     ToolEnvError,
     LedgerDamaged,
     FrozenTestChanged,
+    SeedUnscored,
 )
 """What a user can cause or fix: one sentence on stderr and exit 2, never a traceback."""
 DESCRIPTION = "Evolve an LLM agent's harness toward the Pareto front of pass rate vs cost per task."

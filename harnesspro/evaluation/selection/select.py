@@ -91,6 +91,23 @@ def cost_axis(score: Score, scores: Mapping[str, Score]) -> float:
     return value_on(score, axis_of(scores))
 
 
+def unscored_reason(ctx: RunContext) -> str:
+    """Why the seed has no coreset score: its rollouts did not run, or no coreset task has a
+    test that can be scored (each must fail untouched and pass on some seed rollout)."""
+    rollouts = ctx.ledger.rollouts()
+    seed = rollouts[(rollouts["candidate_id"] == SEED_ID) & (rollouts["split"] == "coreset")]
+    if not (seed["status"] == "ok").any():
+        return (
+            f"{ctx.run.root}: every coreset rollout of the seed failed to run; see the "
+            "`reason` column of its rollouts in ledger.sqlite."
+        )
+    return (
+        f"{ctx.run.root}: no coreset task has a synthesized test that can be scored (each must "
+        "fail on the untouched workspace and pass on at least one seed rollout); "
+        "reports/synth_tests.json gives each task's reason."
+    )
+
+
 def select(ctx: RunContext, epoch: int) -> Selected:
     """Choose the epoch's operating points over the coreset scores (pooled with validation
     scores where a candidate has them, under `selection.validated`) and record them; a
@@ -99,10 +116,7 @@ def select(ctx: RunContext, epoch: int) -> Selected:
     if ctx.config.selection.validated:
         scores = pooled_scores(ctx, scores)
     if SEED_ID not in scores:
-        raise SeedUnscored(
-            f"{ctx.run.root}: every coreset rollout of the seed failed to run; see the "
-            "`reason` column of its rollouts in ledger.sqlite."
-        )
+        raise SeedUnscored(unscored_reason(ctx))
     points = {cid: (s.pass_rate, cost_axis(s, scores)) for cid, s in scores.items()}
     modes = {m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()}
     choice = choose(shrunk(ctx, points), SEED_ID, modes, ctx.config.evolution.max_survivors)
