@@ -19,11 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from harnesspro.core import journal
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
-from harnesspro.evolution.strategies.nsga2 import edit_genome
+from harnesspro.evolution.strategies.nsga2 import journaled_children
 from harnesspro.improvers.planner.hvgain import Pick, choose, shortlist, thirds
 from harnesspro.improvers.planner.measured import measured_genomes, surrogate_of
 from harnesspro.improvers.planner.screening import screening_design
@@ -160,13 +159,4 @@ class ExpectedGain:
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         if ctx.config.evolution.improver == "llm":
             return improve(ctx, epoch, parents)
-        plans = journal.journaled_plans(ctx.ledger, epoch)
-        if plans is None:
-            plans = plans_for(ctx, epoch)
-            ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
-        children: dict[str, Candidate] = {}
-        for index, plan in enumerate(plans):
-            child = edit_genome(ctx, epoch, index, plan)
-            if child and child.id not in ctx.scores():
-                children[child.id] = child
-        return list(children.values())
+        return journaled_children(ctx, epoch, plans_for)

@@ -11,6 +11,7 @@ catalog order through editor/apply.py:apply_plan (so equal trees are deduplicate
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -87,16 +88,24 @@ class NSGA2Search:
     nothing and redoes only an edit a crash interrupted."""
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
-        plans = journal.journaled_plans(ctx.ledger, epoch)
-        if plans is None:
-            plans = offspring_plans(ctx, epoch)
-            ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
-        children: dict[str, Candidate] = {}
-        for index, plan in enumerate(plans):
-            child = edit_genome(ctx, epoch, index, plan)
-            if child and child.id not in ctx.scores():
-                children[child.id] = child
-        return list(children.values())
+        return journaled_children(ctx, epoch, offspring_plans)
+
+
+def journaled_children(
+    ctx: RunContext, epoch: int, draw: Callable[[RunContext, int], list[Plan]]
+) -> list[Candidate]:
+    """The epoch's plans (journaled once drawn, so a resumed epoch redraws nothing), each
+    edited from the seed; the new, unscored candidates they make."""
+    plans = journal.journaled_plans(ctx.ledger, epoch)
+    if plans is None:
+        plans = draw(ctx, epoch)
+        ctx.ledger.journal(epoch, journal.PLANS, journal.plans_text(plans))
+    children: dict[str, Candidate] = {}
+    for index, plan in enumerate(plans):
+        child = edit_genome(ctx, epoch, index, plan)
+        if child and child.id not in ctx.scores():
+            children[child.id] = child
+    return list(children.values())
 
 
 def offspring_plans(ctx: RunContext, epoch: int) -> list[Plan]:
