@@ -17,8 +17,8 @@ _PUBLIC = {
     "load_config": "harnesspro.core.config",
     "main": "harnesspro.cli",
     "OperatingPoint": "harnesspro.run.operating_points",
-    "load_profiles": "harnesspro.run.operating_points",
-    "export_profile": "harnesspro.reports.export.harness",
+    "load_operating_points": "harnesspro.run.operating_points",
+    "export_operating_point": "harnesspro.reports.export.harness",
 }
 __all__ = ["__version__", *_PUBLIC]
 

@@ -188,9 +188,9 @@ def commands(config: Path, run: Path, out: Path) -> dict[str, list[str]]:
     """Every command that opens a run's ledger."""
     return {
         "report": ["report", str(run)],
-        "profiles": ["profiles", str(run)],
+        "points": ["points", str(run)],
         "dashboard": ["dashboard", str(run), "--out", str(out / "d.html")],
-        "export": ["export", str(run), "--profile", "lite", "--out", str(out / "x")],
+        "export": ["export", str(run), "--point", "lite", "--out", str(out / "x")],
         "export-trajectories": ["export-trajectories", str(run), "--out", str(out / "t.jsonl")],
         "eval": ["eval", str(run)],
         "evolve": ["evolve", "--config", str(config), "--run-dir", str(run)],
@@ -218,7 +218,7 @@ def foreign(ledger: Path) -> None:
 @pytest.mark.parametrize("damage", [truncate, overwrite, foreign])
 @pytest.mark.parametrize(
     "command",
-    ["report", "profiles", "dashboard", "export", "export-trajectories", "eval", "evolve"],
+    ["report", "points", "dashboard", "export", "export-trajectories", "eval", "evolve"],
 )
 def test_a_damaged_or_foreign_ledger_is_recognised_at_open(
     command: str,

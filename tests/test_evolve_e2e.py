@@ -63,7 +63,7 @@ def test_worktree_per_candidate_and_reports(finished_run: Path) -> None:
 def test_profiles_json_and_export(
     finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["profiles", str(finished_run), "--json"]) == 0
+    assert main(["points", str(finished_run), "--json"]) == 0
     profiles = json.loads(capsys.readouterr().out)
     assert set(profiles) == {"lite", "medium", "heavy"}
     heavy = profiles["heavy"]
@@ -72,7 +72,7 @@ def test_profiles_json_and_export(
     lo, hi = heavy["pass_rate_ci"]
     assert lo <= heavy["pass_rate"] <= hi and 0 <= heavy["p_nondominated"] <= 1
     out = tmp_path / "heavy"
-    assert main(["export", str(finished_run), "--profile", "heavy", "--out", str(out)]) == 0
+    assert main(["export", str(finished_run), "--point", "heavy", "--out", str(out)]) == 0
     listed = subprocess.run(
         ["git", "ls-tree", "-r", "--name-only", heavy["commit"]],
         cwd=finished_run / "harness",
@@ -91,7 +91,7 @@ def test_profiles_json_and_export(
             check=True,
         ).stdout
         assert (out / name).read_bytes() == blob
-    assert main(["export", str(finished_run), "--profile", "heavy", "--out", str(out)]) == 2
+    assert main(["export", str(finished_run), "--point", "heavy", "--out", str(out)]) == 2
 
 
 def run_copy(finished_run: Path, tmp_path: Path) -> tuple[Path, Path]:

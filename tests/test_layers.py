@@ -24,12 +24,13 @@ LAYERS = [
     ["improvers.analyzer", "improvers.planner", "improvers.editor"],
     ["improvers.testsynth"],
     ["improvers.roles"],
+    ["improvers.retro"],
     ["run"],
     ["evaluation"],
     ["evaluation.selection", "reports"],
     ["reports.export"],
     ["evolution"],
-    ["bench", "retro"],
+    ["bench"],
     ["cli"],
     ["evolve", "__main__"],
 ]
@@ -190,8 +191,8 @@ def test_the_public_surface_is_what_it_says() -> None:
             "load_config",
             "main",
             "OperatingPoint",
-            "load_profiles",
-            "export_profile",
+            "load_operating_points",
+            "export_operating_point",
         ]
     )
     for name in harnesspro.__all__:

@@ -20,13 +20,15 @@ from harnesspro.core.records import ModelCall, Plan, Trace, Usage
 from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.harness.mechanisms.catalog import CATALOG, CONCISE_PROMPT
-from harnesspro.improvers.account import SearchAccount, describe_search_costs, write_search_costs
+from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.analyzer import llm as llm_analyzer
-from harnesspro.improvers.analyzer.rules import analyze, clusters, task_stats, token_parts
+from harnesspro.improvers.analyzer.rules import analyze, clusters
+from harnesspro.improvers.analyzer.task_stats import task_stats, token_parts
 from harnesspro.improvers.ask import load_prompt
 from harnesspro.improvers.editor.apply import apply_plan_or_catalog
 from harnesspro.improvers.editor.llm import LLMEditor
 from harnesspro.improvers.planner import llm as llm_planner
+from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
 from harnesspro.run.context import RunContext, seed_template
 from harnesspro.run.disclosure import improver_inputs
 from tests.conftest import COMMANDS, llm_run, reply, tool_call, trajectory

@@ -11,8 +11,9 @@ import pytest
 from harnesspro.core.records import Task
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
 from harnesspro.execution.fakes.sampling import sample_profile
-from harnesspro.execution.fakes.scripted import Traits, plan_actions
+from harnesspro.execution.fakes.scripted import plan_actions
 from harnesspro.execution.fakes.task_script import script_for
+from harnesspro.execution.fakes.traits import Traits
 from harnesspro.execution.fakes.variants import KINDS, accepted, chosen
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.layout import Layout

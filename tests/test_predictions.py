@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from harnesspro.core.ledger import Ledger, plan_of
+from harnesspro.core.ledger import Ledger
+from harnesspro.core.ledger_rows import plan_of
 from harnesspro.core.records import Plan, Score
 from harnesspro.improvers.planner.catalog import check_prediction
 from harnesspro.improvers.planner.memory import Pairs, check_flips

@@ -11,8 +11,8 @@ import pytest
 
 from harnesspro.cli import main
 from harnesspro.harness.validate import validate_harness
-from harnesspro.retro.run import diagnose
-from harnesspro.retro.sessions import HarnessProChat, MiniSweAgent, read_sessions
+from harnesspro.improvers.retro.run import diagnose
+from harnesspro.improvers.retro.sessions import HarnessProChat, MiniSweAgent, read_sessions
 from harnesspro.run.context import seed_template
 
 BIG = "line\n" * 600  # 3,000 characters: a long tool output

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harnesspro.core.ledger import plan_of
+from harnesspro.core.ledger_rows import plan_of
 from harnesspro.core.records import Plan
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.planner.llm import PlannerReply, to_plan

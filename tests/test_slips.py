@@ -13,7 +13,8 @@ import pytest
 from harnesspro.execution.fakes import slips
 from harnesspro.execution.fakes.behaviour import BehaviourProfile, ProfileError, load_profile
 from harnesspro.execution.fakes.sampling import sample_profile
-from harnesspro.execution.fakes.scripted import Traits, plan_actions
+from harnesspro.execution.fakes.scripted import plan_actions
+from harnesspro.execution.fakes.traits import Traits
 from tests.test_policy import QUIET, SCRIPT, STEPS
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

@@ -262,7 +262,7 @@ def test_a_run_without_usage_keeps_tokens_unknown_everywhere(
     assert isinstance(final, dict)
     assert all(h["tokens_per_task"] is None for h in final["harnesses"])
     capsys.readouterr()
-    assert main(["profiles", str(run_dir), "--json"]) == 0
+    assert main(["points", str(run_dir), "--json"]) == 0
     profiles = _strict_json(capsys.readouterr().out)
     assert isinstance(profiles, dict)
     assert all(p["tokens_per_task"] is None for p in profiles.values())

@@ -59,6 +59,7 @@ def test_unpriced_model_runs_with_unknown_cost(
         ((rollouts, unknown),) = db.execute("SELECT count(*), sum(cost IS NULL) FROM rollouts")
     assert rollouts > 0 and unknown == rollouts
     capsys.readouterr()
+    # `profiles` and `--profile` (below): the old names, aliases of `points` and `--point`
     assert main(["profiles", str(run_dir), "--json"]) == 0
     profiles = _strict_json(capsys.readouterr().out)
     assert isinstance(profiles, dict)

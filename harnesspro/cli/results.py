@@ -1,4 +1,4 @@
-"""`harnesspro report`, `profiles`, `export`, `dashboard`, `export-trajectories`: what a run
+"""`harnesspro report`, `points`, `export`, `dashboard`, `export-trajectories`: what a run
 gave, read from its folder."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from harnesspro.cli.handlers import Handler
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.money import dollars, tokens
-from harnesspro.improvers.account import describe_search_costs
+from harnesspro.improvers.search_costs import describe_search_costs
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.dashboard import write_dashboard
-from harnesspro.reports.export.harness import export_profile
+from harnesspro.reports.export.harness import export_operating_point
 from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.reports.index import write_index
 from harnesspro.reports.rundata import load_run
-from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_profiles
+from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_operating_points
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}
 
@@ -30,12 +30,18 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
     """Add the commands that read a run folder."""
     report = sub.add_parser("report", help="summarise a run")
     report.add_argument("run_dir", type=Path)
-    profiles = sub.add_parser("profiles", help="the lite/medium/heavy operating points")
-    profiles.add_argument("run_dir", type=Path)
-    profiles.add_argument("--json", action="store_true")
-    export = sub.add_parser("export", help="write a profile's harness to a directory")
+    # `profiles` and `--profile`: the names before "profile" came to mean the behaviour profile
+    # only; kept as aliases for one release
+    points = sub.add_parser(
+        "points", aliases=["profiles"], help="the lite/medium/heavy operating points"
+    )
+    points.add_argument("run_dir", type=Path)
+    points.add_argument("--json", action="store_true")
+    export = sub.add_parser("export", help="write an operating point's harness to a directory")
     export.add_argument("run_dir", type=Path)
-    export.add_argument("--profile", required=True, choices=sorted(MODES_ORDER))
+    export.add_argument(
+        "--point", "--profile", dest="point", required=True, choices=sorted(MODES_ORDER)
+    )
     export.add_argument("--out", required=True, type=Path)
     dashboard = sub.add_parser("dashboard", help="a run's HTML dashboard, or the runs index")
     dashboard.add_argument("run_dir", type=Path, nargs="?")
@@ -52,18 +58,19 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
     trajectories.add_argument("--out", required=True, type=Path)
     return {
         "report": cmd_report,
-        "profiles": cmd_profiles,
+        "points": cmd_points,
+        "profiles": cmd_points,
         "export": cmd_export,
         "dashboard": cmd_dashboard,
         "export-trajectories": cmd_export_trajectories,
     }
 
 
-def profile_table(profiles: list[OperatingPoint]) -> Table:
+def points_table(points: list[OperatingPoint]) -> Table:
     table = Table(title="operating points")
-    for column in ("profile", "candidate", "mechanisms", "pass rate", "$/task", "tokens/task"):
+    for column in ("point", "candidate", "mechanisms", "pass rate", "$/task", "tokens/task"):
         table.add_column(column)
-    for p in sorted(profiles, key=lambda p: MODES_ORDER.get(p.mode, 9)):
+    for p in sorted(points, key=lambda p: MODES_ORDER.get(p.mode, 9)):
         table.add_row(
             p.mode,
             p.candidate,
@@ -76,9 +83,9 @@ def profile_table(profiles: list[OperatingPoint]) -> Table:
 
 
 def cmd_report_paths(run_dir: Path, console: Console) -> int:
-    profiles = load_profiles(run_dir)
-    console.print(profile_table(profiles))
-    last = run_dir / "reports" / f"epoch-{profiles[0].epoch}"
+    points = load_operating_points(run_dir)
+    console.print(points_table(points))
+    last = run_dir / "reports" / f"epoch-{points[0].epoch}"
     console.print(f"Pareto front: {last / 'pareto.html'}")
     console.print(f"cost report:  {last / 'costs.csv'}")
     console.print(f"dashboard:    {run_dir / 'dashboard.html'}")
@@ -86,7 +93,7 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
 
 
 def cmd_report(args: argparse.Namespace, console: Console) -> int:
-    load_profiles(args.run_dir)
+    load_operating_points(args.run_dir)
     ledger = Ledger(args.run_dir / "ledger.sqlite")
     epochs = ledger.finished_epochs().set_index("epoch")["hypervolume"]
     for epoch, rows in ledger.selections().groupby("epoch"):
@@ -102,26 +109,26 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
     return cmd_report_paths(args.run_dir, console)
 
 
-def cmd_profiles(args: argparse.Namespace, console: Console) -> int:
-    profiles = load_profiles(args.run_dir)
+def cmd_points(args: argparse.Namespace, console: Console) -> int:
+    points = load_operating_points(args.run_dir)
     if args.json:
-        print(json.dumps({p.mode: p.as_dict() for p in profiles}, indent=2))
+        print(json.dumps({p.mode: p.as_dict() for p in points}, indent=2))
     else:
-        console.print(profile_table(profiles))
+        console.print(points_table(points))
     return 0
 
 
 def cmd_export(args: argparse.Namespace, console: Console) -> int:
-    profile = next((p for p in load_profiles(args.run_dir) if p.mode == args.profile), None)
-    if profile is None:
-        raise RunNotFound(f"{args.run_dir}: no '{args.profile}' profile in the last epoch.")
+    point = next((p for p in load_operating_points(args.run_dir) if p.mode == args.point), None)
+    if point is None:
+        raise RunNotFound(f"{args.run_dir}: no '{args.point}' operating point in the last epoch.")
     if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         raise ConfigError(f"{args.out}: exists and is not empty; pass an empty or new --out.")
     data = load_run(args.run_dir)
     seed = data.candidates[data.candidates["id"] == "c000"]["commit"]
-    export_profile(data, profile, args.out, None if seed.empty else str(seed.iloc[0]))
+    export_operating_point(data, point, args.out, None if seed.empty else str(seed.iloc[0]))
     console.print(
-        f"wrote {profile.mode} ({profile.candidate}, {profile.commit[:10]}) to {args.out}: "
+        f"wrote {point.mode} ({point.candidate}, {point.commit[:10]}) to {args.out}: "
         "the harness, README.md (how to run it standalone) and provenance.json",
         markup=False,
     )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from harnesspro.core.ledger_schema import MIGRATIONS, ROLLOUT_COLUMNS, SCHEMA, recognise
+from harnesspro.core.ledger_rows import plan_row, rollout_row, usage_row
+from harnesspro.core.ledger_schema import ROLLOUT_COLUMNS, SCHEMA, migrate, recognise
 from harnesspro.core.records import (
     Candidate,
     Diagnosis,
@@ -20,15 +21,7 @@ from harnesspro.core.records import (
     Plan,
     RolloutResult,
     RolloutSpec,
-    Usage,
 )
-
-
-def usage_row(u: Usage | None) -> tuple[int | None, ...]:
-    """The five token columns; all NULL when the usage is unknown (never 0)."""
-    if u is None:
-        return (None,) * 5
-    return (u.uncached_input, u.cached_input, u.cache_write, u.output, u.reasoning)
 
 
 class Ledger:
@@ -46,41 +39,10 @@ class Ledger:
         # rollouts a resumed run then redoes): a commit per finished rollout must stay cheap.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
-        self._migrate()
+        migrate(self.db)
 
     def close(self) -> None:
         self.db.close()
-
-    def _migrate(self) -> None:
-        """Add columns that ledgers written by earlier versions lack, and re-key their plans."""
-        self._rekey_plans()
-        for table, column, kind in MIGRATIONS:
-            present = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
-            if column not in present:
-                with self.db:
-                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-
-    def _rekey_plans(self) -> None:
-        """Ledgers written before plans were keyed by mechanism too kept one plan per parent and
-        directive (random and nsga2 plan several "balanced" ones): rebuild the table with the
-        current key, rows kept. SQLite cannot change a primary key in place."""
-        old = {row[1]: (row[2], row[5]) for row in self.db.execute("PRAGMA table_info(plans)")}
-        if old["mechanism"][1] > 0:  # part of the key already
-            return
-        create = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS plans") :].split(";")[0]
-        columns = ", ".join(old)
-        with self.db:  # one transaction (DDL included): a kill leaves the old table whole
-            self.db.execute("BEGIN")
-            self.db.execute("ALTER TABLE plans RENAME TO plans_before_rekey")
-            self.db.execute(create)
-            new = {row[1] for row in self.db.execute("PRAGMA table_info(plans)")}
-            for column, (kind, _) in old.items():
-                if column not in new:
-                    self.db.execute(f"ALTER TABLE plans ADD COLUMN {column} {kind}")
-            self.db.execute(
-                f"INSERT INTO plans ({columns}) SELECT {columns} FROM plans_before_rekey"
-            )
-            self.db.execute("DROP TABLE plans_before_rekey")
 
     def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
         with self.db:
@@ -115,7 +77,7 @@ class Ledger:
                     (made.id, made.commit, made.tree, made.parent, made.directive,
                      made.mechanism, made.epoch, time.time()),
                 )  # fmt: skip
-            self.db.execute(*self._plan_row(epoch, plan, child, note))
+            self.db.execute(*plan_row(epoch, plan, child, note))
             self.db.execute(
                 "INSERT OR REPLACE INTO journal VALUES (?, ?, ?, ?)",
                 (epoch, step, json.dumps({"child": child, "note": note}), time.time()),
@@ -132,27 +94,7 @@ class Ledger:
         self, spec: RolloutSpec, result: RolloutResult, artifacts: str, split: str = "coreset"
     ) -> None:
         """One finished rollout; `split` says which task split it ran on."""
-        official = None if result.official_pass is None else int(result.official_pass)
-        row = (
-            spec.key,
-            spec.candidate_id,
-            spec.task_id,
-            spec.attempt,
-            spec.epoch,
-            result.status,
-            None,
-            official,
-            *usage_row(result.usage),
-            result.cost,
-            result.latency_s,
-            result.n_calls,
-            artifacts,
-            time.time(),
-            result.reason,
-            split,
-            # One line on the official verdict (why it failed), for `eval` and the dashboard.
-            result.verifier.reason if result.verifier else None,
-        )
+        row = rollout_row(spec, result, artifacts, split)
         placeholders = ", ".join("?" * len(row))
         self._write(
             f"INSERT OR REPLACE INTO rollouts ({ROLLOUT_COLUMNS}) VALUES ({placeholders})", [row]
@@ -271,28 +213,8 @@ class Ledger:
         return pd.read_sql_query("SELECT * FROM diagnoses", self.db)
 
     def record_plan(self, epoch: int, plan: Plan, child_id: str | None, note: str = "") -> None:
-        sql, row = self._plan_row(epoch, plan, child_id, note)
+        sql, row = plan_row(epoch, plan, child_id, note)
         self._write(sql, [row])
-
-    @staticmethod
-    def _plan_row(
-        epoch: int, plan: Plan, child_id: str | None, note: str
-    ) -> tuple[str, tuple[Any, ...]]:
-        row = {
-            "epoch": epoch, "parent_id": plan.parent_id, "directive": plan.directive,
-            "mechanism": plan.mechanism, "rationale": plan.rationale,
-            "predicted_pass": plan.predicted_pass, "predicted_cost": plan.predicted_cost,
-            "child_id": child_id, "note": note, "kind": plan.kind,
-            "levers": json.dumps(list(plan.levers)), "change": plan.change,
-            "files": json.dumps(list(plan.files)),
-            "expected_flips": json.dumps(list(plan.expected_flips)), "scope": plan.scope,
-            "predicted_interval": json.dumps(
-                {"pass": list(plan.pass_interval), "cost": list(plan.cost_interval)}
-            ),
-        }  # fmt: skip
-        names = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        return f"INSERT OR REPLACE INTO plans ({names}) VALUES ({marks})", tuple(row.values())
 
     def record_effect(self, epoch: int, plan: Plan, effect: Effect) -> None:
         """A plan's measured effect and verdict (proposer memory)."""
@@ -366,24 +288,3 @@ def passing_tasks(path: Path) -> set[str]:
         return {str(row[0]) for row in rows}
     finally:
         db.close()
-
-
-def plan_of(row: Mapping[Any, Any]) -> Plan:
-    """The plan of one ledger row."""
-    interval = json.loads(row.get("predicted_interval") or "{}")
-    return Plan(
-        str(row["parent_id"]),
-        row["directive"],
-        str(row["mechanism"]),
-        str(row["rationale"]),
-        float(row["predicted_pass"]),
-        float(row["predicted_cost"]),
-        kind=row.get("kind") or "catalog",
-        levers=tuple(json.loads(row.get("levers") or "[]")),
-        change=str(row.get("change") or ""),
-        files=tuple(json.loads(row.get("files") or "[]")),
-        expected_flips=tuple(json.loads(row.get("expected_flips") or "[]")),
-        scope="domain" if row.get("scope") == "domain" else "invariant",
-        pass_interval=tuple(interval.get("pass") or ()),
-        cost_interval=tuple(interval.get("cost") or ()),
-    )

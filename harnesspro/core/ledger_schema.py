@@ -102,3 +102,34 @@ def recognise(db: sqlite3.Connection, path: Path) -> None:
         f"{path} is not a HarnessPro ledger or is damaged: {why}; restore it from a copy, or "
         "pass another run folder."
     )
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Add columns that ledgers written by earlier versions lack, and re-key their plans."""
+    _rekey_plans(db)
+    for table, column, kind in MIGRATIONS:
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            with db:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+def _rekey_plans(db: sqlite3.Connection) -> None:
+    """Ledgers written before plans were keyed by mechanism too kept one plan per parent and
+    directive (random and nsga2 plan several "balanced" ones): rebuild the table with the
+    current key, rows kept. SQLite cannot change a primary key in place."""
+    old = {row[1]: (row[2], row[5]) for row in db.execute("PRAGMA table_info(plans)")}
+    if old["mechanism"][1] > 0:  # part of the key already
+        return
+    create = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS plans") :].split(";")[0]
+    columns = ", ".join(old)
+    with db:  # one transaction (DDL included): a kill leaves the old table whole
+        db.execute("BEGIN")
+        db.execute("ALTER TABLE plans RENAME TO plans_before_rekey")
+        db.execute(create)
+        new = {row[1] for row in db.execute("PRAGMA table_info(plans)")}
+        for column, (kind, _) in old.items():
+            if column not in new:
+                db.execute(f"ALTER TABLE plans ADD COLUMN {column} {kind}")
+        db.execute(f"INSERT INTO plans ({columns}) SELECT {columns} FROM plans_before_rekey")
+        db.execute("DROP TABLE plans_before_rekey")

@@ -23,7 +23,7 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-from harnesspro.core.ledger import plan_of
+from harnesspro.core.ledger_rows import plan_of
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evaluation.selection.composition import (
     Decision,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from harnesspro.evaluation.heldout import failed_verdicts, run_final
 from harnesspro.evolution.compose import write_compositions
-from harnesspro.improvers.account import describe_search_costs, write_search_costs
+from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
 from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard

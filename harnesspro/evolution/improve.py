@@ -16,18 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.core import journal
-from harnesspro.core.ledger import plan_of
+from harnesspro.core.ledger_rows import plan_of
 from harnesspro.core.metrics import row_tokens, scored
 from harnesspro.core.records import Candidate, Plan, Trace
 from harnesspro.evolution.taskfacts import TaskFacts, leak, task_facts
 from harnesspro.execution.gateway.upstream import Upstream
-from harnesspro.improvers.account import (
-    SearchAccount,
-    describe_search_costs,
-    improver_price,
-    make_improver_upstream,
-    write_search_costs,
-)
+from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.improvers.analyzer.rules import prevalence
 from harnesspro.improvers.editor.apply import Edit
 from harnesspro.improvers.inputs import ImproverInputs
@@ -36,6 +30,7 @@ from harnesspro.improvers.planner.catalog import check_prediction
 from harnesspro.improvers.planner.exploration import Exploration
 from harnesspro.improvers.planner.memory import Pairs, check_flips, measure, paired_difference
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
+from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
 from harnesspro.run import disclosure
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harnesspro.core.ledger import plan_of
+from harnesspro.core.ledger_rows import plan_of
 from harnesspro.harness.mechanisms.catalog import members
 from harnesspro.improvers.library import Library, LibraryLesson, default_path
 from harnesspro.run.context import RunContext

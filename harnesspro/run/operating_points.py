@@ -69,8 +69,8 @@ def _uncertainty(intervals: pd.DataFrame, epoch: int, cid: str) -> dict[str, Any
     }
 
 
-def load_profiles(run_dir: Path) -> list[OperatingPoint]:
-    """The last finished epoch's selection, one profile per mode."""
+def load_operating_points(run_dir: Path) -> list[OperatingPoint]:
+    """The last finished epoch's selection, one operating point per mode."""
     if not (run_dir / "ledger.sqlite").is_file():
         raise RunNotFound(f"{run_dir}: not a run folder (no ledger.sqlite); pass runs/<run-id>.")
     ledger = Ledger(run_dir / "ledger.sqlite")

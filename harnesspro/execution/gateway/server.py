@@ -10,15 +10,16 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from harnesspro.core.model_config import Price
 from harnesspro.core.records import ModelCall, Usage
 from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.core.rollout_budget import RolloutBudget, Spent
+from harnesspro.execution.gateway.attempts import Attempts, counting, first_and_rest, status_for
 from harnesspro.execution.gateway.chatlog import ChatLog, assemble, first_message
 from harnesspro.execution.gateway.http import UnixHTTPServer, error, handler_for
 from harnesspro.execution.gateway.limits import TOO_LARGE_STATUS, GatewayLimits, too_large
@@ -29,22 +30,8 @@ from harnesspro.execution.gateway.upstream import Upstream
 from harnesspro.execution.gateway.usage import estimated_tokens, normalise_usage
 from harnesspro.sandbox.user import share_socket
 
-T = TypeVar("T")
 USAGE_PARTS = ("uncached_input", "cached_input", "cache_write", "output", "reasoning")
 BUDGET_STATUS = 402  # not retried by OpenAI clients, unlike 429
-
-
-@dataclass
-class Attempts:
-    """What the failed upstream attempts of one call cost: their reported usage, and whether
-    any of them may have been billed for tokens nobody can count."""
-
-    usage: Usage = field(default_factory=Usage)
-    unknown: bool = False
-
-    def add(self, error: UpstreamError) -> None:
-        self.usage = self.usage + normalise_usage(error.usage)
-        self.unknown = self.unknown or error.maybe_billed
 
 
 @dataclass
@@ -143,12 +130,12 @@ class Gateway:
         self._begin()
         try:
             response, retries = with_retries(
-                _counting(lambda: self.upstream.complete(body, admitted.sampling_seed), failed),
+                counting(lambda: self.upstream.complete(body, admitted.sampling_seed), failed),
                 self.retry,
             )
         except UpstreamError as exc:
             elapsed = time.monotonic() - started
-            status = _status(exc)
+            status = status_for(exc)
             spent = None if failed.unknown else failed.usage
             self._record(token, spent, elapsed, status, exc.retries, body, landed=True)
             return status, error(f"upstream failed: {exc}", "upstream_error")
@@ -200,8 +187,8 @@ class Gateway:
         try:
             try:
                 chunks, retries = with_retries(
-                    _counting(
-                        lambda: _first_and_rest(self.upstream.stream(body, account.sampling_seed)),
+                    counting(
+                        lambda: first_and_rest(self.upstream.stream(body, account.sampling_seed)),
                         failed,
                     ),
                     self.retry,
@@ -220,7 +207,7 @@ class Gateway:
                     seen.append(chunk)
                     yield event
             except UpstreamError as exc:
-                status, retries = _status(exc), exc.retries
+                status, retries = status_for(exc), exc.retries
                 failed.unknown = failed.unknown or (exc.maybe_billed and usage is None)
                 yield sse(error(f"upstream failed: {exc}", "upstream_error"))
             # A stream that ended (or broke) without a usage chunk leaves usage and cost unknown.
@@ -271,36 +258,6 @@ class Gateway:
             if shape is not None:
                 line["shape"] = request_shape(shape)
             self.log.append(json.dumps(line))
-
-
-def _status(exc: UpstreamError) -> int:
-    """What the harness sees for an upstream failure: 502 for transient ones, else as sent."""
-    return 502 if exc.transient else exc.status
-
-
-def _counting(call: Callable[[], T], failed: Attempts) -> Callable[[], T]:
-    """`call`, noting what each failed attempt cost before the retry loop sees the error."""
-
-    def attempt() -> T:
-        try:
-            return call()
-        except UpstreamError as error:
-            failed.add(error)
-            raise
-
-    return attempt
-
-
-def _first_and_rest(chunks: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Pull the first chunk now, so a failing connection is retried before anything is sent."""
-    first = next(chunks, None)
-
-    def rest() -> Iterator[dict[str, Any]]:
-        if first is not None:
-            yield first
-        yield from chunks
-
-    return rest()
 
 
 def call_fields(call: ModelCall) -> dict[str, Any]:

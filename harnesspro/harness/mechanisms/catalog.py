@@ -103,6 +103,10 @@ ROUTED_PROFILES = [
 ]  # fmt: skip
 
 
+# Step-cap levers are scaled to the built-in suite, where the seed's rollouts take 3-14 model
+# calls (median 5; profile 4242, 248 rollouts): at 14/26/44 notices and a 12-call cap no
+# rollout was touched. `near_budget_warning` (a warning 3 steps before `max_steps`, 50 in the
+# seed) is retired from the catalog for the same reason; the seed's hook stays for configs.
 def _entries() -> list[Mechanism]:
     def m(name: str, lever: str, summary: str, dp: float, dc: float, addresses: tuple[str, ...],
           pair: tuple[Edit, Check], **params: Any) -> Mechanism:  # fmt: skip
@@ -144,14 +148,14 @@ def _entries() -> list[Mechanism]:
         m(
             "budget_notices",
             "step cap",
-            "notices after 14 and 26 tool calls, block after 44",
+            "notices after 6 and 9 tool calls, block after 14",
             0.0,
             -0.05,
             ("many_tool_calls", "repeated_commands"),
-            budget_notices(14, 26, 44),
-            first=14,
-            second=26,
-            block=44,
+            budget_notices(6, 9, 14),
+            first=6,
+            second=9,
+            block=14,
         ),
         m(
             "tight_budget_notices",
@@ -175,16 +179,6 @@ def _entries() -> list[Mechanism]:
             ("verbose_replies",),
             set_keys(profiles=ROUTED_PROFILES),
             profiles=ROUTED_PROFILES,
-        ),
-        m(
-            "near_budget_warning",
-            "step cap",
-            "one-time 'submit your best now' 3 steps before the cap",
-            0.01,
-            -0.02,
-            ("many_tool_calls",),
-            add_hook("on_step", {"use": "near_budget_warning", "steps_left": 3}),
-            steps_left=3,
         ),
         m(
             "empty_submission_guard",
@@ -234,12 +228,12 @@ def _entries() -> list[Mechanism]:
         m(
             "step_cap",
             "step cap",
-            "cap the loop at 12 model calls",
+            "cap the loop at 7 model calls",
             -0.05,
             -0.10,
             ("many_tool_calls",),
-            set_keys(max_steps=12),
-            max_steps=12,
+            set_keys(max_steps=7),
+            max_steps=7,
         ),
         m(
             "command_timeout",

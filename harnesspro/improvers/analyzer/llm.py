@@ -16,7 +16,8 @@ from harnesspro.core.records import Diagnosis, Trace
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers import lenient
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.improvers.analyzer.rules import analyze, clusters, events_of, task_stats
+from harnesspro.improvers.analyzer.rules import analyze, clusters, events_of
+from harnesspro.improvers.analyzer.task_stats import task_stats
 from harnesspro.improvers.ask import ask_json, load_prompt
 from harnesspro.improvers.fit import Prompt
 from harnesspro.improvers.inputs import ImproverInputs

@@ -1,7 +1,7 @@
 """Trajectory analyzer (catalog mode): reads a task's G rollouts together and diagnoses.
 
 A problem seen in all G rollouts is a property of the harness; one seen once may be noise, so
-each diagnosis carries how many of the G rollouts show it. `task_stats` gives the numbers
+each diagnosis carries how many of the G rollouts show it. `task_stats.py` gives the numbers
 behind the diagnoses (what the llm analyzer reads) and `clusters` the problems that recur in
 failed rollouts across tasks.
 """
@@ -35,15 +35,15 @@ def events_of(trace: Trace) -> list[Event]:
     return events
 
 
-def _of(events: list[Event], kind: str) -> list[Event]:
+def of_kind(events: list[Event], kind: str) -> list[Event]:
     return [e for e in events if e["type"] == kind]
 
 
-def _commands(events: list[Event]) -> list[str]:
-    return [str(e.get("command")) for e in _of(events, "tool_call")]
+def commands_of(events: list[Event]) -> list[str]:
+    return [str(e.get("command")) for e in of_kind(events, "tool_call")]
 
 
-def _chars(event: Event) -> int:
+def chars_of(event: Event) -> int:
     try:
         return int(str(event.get("chars", 0)))
     except ValueError:
@@ -62,34 +62,36 @@ def _first(events: list[Event], test: Callable[[Event], bool]) -> str:
 def no_action_steps(events: list[Event]) -> list[object]:
     """Steps whose model call neither ran a tool nor submitted (unparsed, refused, empty)."""
     acted = {e.get("step") for e in events if e["type"] in ("tool_call", "submit")}
-    return [e.get("step") for e in _of(events, "model_call") if e.get("step") not in acted]
+    return [e.get("step") for e in of_kind(events, "model_call") if e.get("step") not in acted]
 
 
 def budget_hits(trace: Trace, events: list[Event]) -> int:
     """Blocked tool calls, plus one when the rollout ended on a budget or without submitting."""
-    blocked = sum("Tool call blocked" in str(e.get("output")) for e in _of(events, "tool_result"))
+    blocked = sum(
+        "Tool call blocked" in str(e.get("output")) for e in of_kind(events, "tool_result")
+    )
     unfinished = trace.status == "budget_exhausted" or (
-        trace.status == "ok" and bool(events) and not _of(events, "submit")
+        trace.status == "ok" and bool(events) and not of_kind(events, "submit")
     )
     return blocked + int(unfinished)
 
 
 def empty_submissions(events: list[Event]) -> int:
     """Submissions refused as empty, or accepted before any tool call ran."""
-    refused = [e for e in _of(events, "hook") if e.get("name") == "empty_submission_guard"]
-    submits = _of(events, "submit")
-    idle = bool(submits) and not _of(events, "tool_call")
+    refused = [e for e in of_kind(events, "hook") if e.get("name") == "empty_submission_guard"]
+    submits = of_kind(events, "submit")
+    idle = bool(submits) and not of_kind(events, "tool_call")
     return len(refused) + int(idle)
 
 
 # kind -> (does this rollout show it?, evidence excerpt)
 def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
     events = events_of(trace)
-    commands = _commands(events)
-    results = _of(events, "tool_result")
+    commands = commands_of(events)
+    results = of_kind(events, "tool_result")
     repeated = [c for c, n in Counter(commands).items() if n > 1]
     reads = [c for c in commands if c.split(" ", 1)[0] in READ_ONLY]
-    words = [len(str(e.get("content") or "").split()) for e in _of(events, "model_call")]
+    words = [len(str(e.get("content") or "").split()) for e in of_kind(events, "model_call")]
     errors = [e for e in results if "command not found" in str(e.get("output"))]
     unparsed = [e for e in results if str(e.get("output")).startswith("error: arguments")]
     timeouts = [e for e in results if "timed out after" in str(e.get("output"))]
@@ -99,8 +101,10 @@ def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
     return {
         "task_failures": (not trace.passed, "" if trace.passed else "frozen test failed"),
         "long_tool_output": (
-            any(_chars(e) > LONG_OUTPUT_CHARS for e in results),
-            _first(events, lambda e: e["type"] == "tool_result" and _chars(e) > LONG_OUTPUT_CHARS),
+            any(chars_of(e) > LONG_OUTPUT_CHARS for e in results),
+            _first(
+                events, lambda e: e["type"] == "tool_result" and chars_of(e) > LONG_OUTPUT_CHARS
+            ),
         ),
         "repeated_commands": (bool(repeated), f"repeated: {repeated[:2]}"),
         "exploration": (len(reads) >= 2, f"read-only commands: {reads[:3]}"),
@@ -126,7 +130,7 @@ def _features(trace: Trace) -> dict[str, tuple[bool, str]]:
     }
 
 
-def _groups(traces: Sequence[Trace]) -> dict[tuple[str, str], list[Trace]]:
+def groups_of(traces: Sequence[Trace]) -> dict[tuple[str, str], list[Trace]]:
     groups: dict[tuple[str, str], list[Trace]] = {}
     for trace in traces:
         groups.setdefault((trace.candidate_id, trace.task_id), []).append(trace)
@@ -137,7 +141,7 @@ def analyze(traces: Sequence[Trace]) -> list[Diagnosis]:
     """Diagnoses per (candidate, task) over the G rollouts of each, with their impact measured
     by contrasting the rollouts that show them with those that do not (`impact`)."""
     diagnoses = []
-    for (candidate_id, task_id), group in _groups(traces).items():
+    for (candidate_id, task_id), group in groups_of(traces).items():
         shown: dict[str, list[Trace]] = {}
         evidence: dict[str, list[str]] = {}
         for trace in group:
@@ -200,104 +204,3 @@ def clusters(traces: Sequence[Trace], min_tasks: int = 2) -> list[Cluster]:
         for (cid, kind), tasks in sorted(seen.items())
         if len(set(tasks)) >= min_tasks
     ]
-
-
-def token_parts(trace: Trace, events: list[Event]) -> dict[str, float | None]:
-    """Input tokens by part of the prompt, estimated: each call re-sends the earlier replies
-    and tool results; what the measured input leaves over is the fixed prefix (system prompt,
-    task, tool schema), None when the measured input is unknown."""
-    replies: dict[object, int] = Counter()
-    for e in events:
-        if e["type"] == "model_call":
-            replies[e.get("step")] += len(str(e.get("content") or ""))
-        elif e["type"] == "tool_call":
-            replies[e.get("step")] += len(str(e.get("command") or ""))
-    results: dict[object, int] = Counter()
-    for e in _of(events, "tool_result"):
-        results[e.get("step")] += _chars(e)
-    calls = [e.get("step") for e in _of(events, "model_call")]
-    history_replies = history_results = 0.0
-    for k in range(len(calls)):
-        history_replies += sum(replies[s] for s in calls[:k])
-        history_results += sum(results[s] for s in calls[:k])
-    replies_t, results_t = history_replies / CHARS_PER_TOKEN, history_results / CHARS_PER_TOKEN
-    prefix = None
-    if trace.uncached_input is not None and trace.cached_input is not None:
-        measured = trace.uncached_input + trace.cached_input
-        prefix = max(0.0, measured - replies_t - results_t)
-    return {
-        "prefix": prefix,
-        "replies": replies_t,
-        "tool_results": results_t,
-    }
-
-
-@dataclass(frozen=True)
-class TaskStats:
-    """Means over a candidate's G rollouts of one task (what the llm analyzer reads)."""
-
-    candidate_id: str
-    task_id: str
-    rollouts: int
-    passed: int
-    tool_calls: float
-    repeated_commands: float
-    long_outputs: float
-    no_action_turns: float
-    budget_hits: float
-    timeouts: float
-    empty_submissions: float
-    cached_share: float | None
-    output_tokens: float | None
-    """None when any rollout's usage is unknown (the provider reported none)."""
-    input_tokens_by_part: dict[str, float | None]
-    statuses: tuple[str, ...]
-
-
-def _mean(values: Sequence[float]) -> float:
-    return round(sum(values) / len(values), 2) if values else 0.0
-
-
-def _known_mean(values: Sequence[float | None]) -> float | None:
-    """The mean, or None when any value is unknown (never a mean of the known ones)."""
-    known = [v for v in values if v is not None]
-    return _mean(known) if len(known) == len(values) else None
-
-
-def task_stats(traces: Sequence[Trace]) -> list[TaskStats]:
-    """Per (candidate, task): the numbers behind the diagnoses."""
-    stats = []
-    for (candidate_id, task_id), group in _groups(traces).items():
-        per = [(t, events_of(t)) for t in group]
-        commands = [_commands(ev) for _, ev in per]
-        shares = [s for t, _ in per if (s := t.cached_share) is not None]
-        parts = [token_parts(t, ev) for t, ev in per]
-        stats.append(
-            TaskStats(
-                candidate_id=candidate_id,
-                task_id=task_id,
-                rollouts=len(group),
-                passed=sum(t.passed for t in group),
-                tool_calls=_mean([len(c) for c in commands]),
-                repeated_commands=_mean(
-                    [sum(n - 1 for n in Counter(c).values() if n > 1) for c in commands]
-                ),
-                long_outputs=_mean(
-                    [
-                        sum(_chars(e) > LONG_OUTPUT_CHARS for e in _of(ev, "tool_result"))
-                        for _, ev in per
-                    ]
-                ),  # fmt: skip
-                no_action_turns=_mean([len(no_action_steps(ev)) for _, ev in per]),
-                budget_hits=_mean([budget_hits(t, ev) for t, ev in per]),
-                timeouts=_mean(
-                    [sum("timed out after" in str(e.get("output")) for e in ev) for _, ev in per]
-                ),
-                empty_submissions=_mean([empty_submissions(ev) for _, ev in per]),
-                cached_share=round(sum(shares) / len(shares), 3) if shares else None,
-                output_tokens=_known_mean([t.output_tokens for t in group]),
-                input_tokens_by_part={k: _known_mean([p[k] for p in parts]) for k in parts[0]},
-                statuses=tuple(sorted({t.status for t in group})),
-            )
-        )
-    return stats

@@ -1,6 +1,6 @@
 """A deployable export of one operating point: the harness, a README saying where it came from
 and how to run it standalone, provenance.json with the same facts, and a harness.toml named
-after the profile."""
+after the operating point."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Provenance:
     """Where an exported harness comes from and what it measured (JSON-ready: unknown = None)."""
 
     run: str
-    profile: str
+    operating_point: str
     candidate: str
     commit: str
     epoch: int
@@ -55,39 +55,39 @@ def _num(value: object) -> float | None:
     return float(value)  # type: ignore[arg-type]
 
 
-def provenance(data: RunData, profile: OperatingPoint, diff_summary: str) -> Provenance:
+def provenance(data: RunData, point: OperatingPoint, diff_summary: str) -> Provenance:
     """The export's facts from the run: coreset estimates with their intervals (the selection's
     evidence) and, when the held-out evaluation ran, the test-split figures."""
     mine = data.rollouts[
-        (data.rollouts["candidate_id"] == profile.candidate)
+        (data.rollouts["candidate_id"] == point.candidate)
         & data.rollouts["task_id"].isin(list(data.coreset))
     ]
     model = data.config.model if data.config else None
     held = next(
-        (h for h in (data.final or {}).get("harnesses", []) if h["harness"] == profile.mode), None
+        (h for h in (data.final or {}).get("harnesses", []) if h["harness"] == point.mode), None
     )
     return Provenance(
         run=data.name,
-        profile=profile.mode,
-        candidate=profile.candidate,
-        commit=profile.commit,
-        epoch=profile.epoch,
-        mechanisms=profile.mechanisms,
+        operating_point=point.mode,
+        candidate=point.candidate,
+        commit=point.commit,
+        epoch=point.epoch,
+        mechanisms=point.mechanisms,
         diff_summary=diff_summary,
         model={
             "name": model.name if model else None,
             "upstream": model.upstream if model else None,
-            "priced": not math.isnan(profile.cost_per_task),
+            "priced": not math.isnan(point.cost_per_task),
         },
         coreset={
-            "pass_rate": profile.pass_rate,
-            "pass_rate_ci": profile.pass_rate_ci,
-            "cost_per_task": _num(profile.cost_per_task),
-            "cost_ci": profile.cost_ci if _num(profile.cost_per_task) is not None else None,
-            "tokens_per_task": _num(profile.tokens_per_task),
+            "pass_rate": point.pass_rate,
+            "pass_rate_ci": point.pass_rate_ci,
+            "cost_per_task": _num(point.cost_per_task),
+            "cost_ci": point.cost_ci if _num(point.cost_per_task) is not None else None,
+            "tokens_per_task": _num(point.tokens_per_task),
             "latency_s": _num(mine["latency_s"].mean()) if not mine.empty else None,
             "rollouts": len(mine),
-            "p_nondominated": profile.p_nondominated,
+            "p_nondominated": point.p_nondominated,
         },
         held_out=None if held is None else {k: held.get(k) for k in HELD_OUT_FIELDS},
         harnesspro_version=__version__,
@@ -186,7 +186,7 @@ def _standalone(p: Provenance, manifest: dict[str, Any]) -> list[str]:
 def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
     """README.md of the export."""
     head = [
-        f"# {p.profile}: a HarnessPro operating point",
+        f"# {p.operating_point}: a HarnessPro operating point",
         "",
         f"Exported from run `{p.run}`: candidate `{p.candidate}` (epoch {p.epoch}), commit "
         f"`{p.commit}`, by harnesspro {p.harnesspro_version}. The same facts are in "
@@ -197,17 +197,17 @@ def readme(p: Provenance, manifest: dict[str, Any], confidence: float) -> str:
     return "\n".join([*head, *body])
 
 
-def export_profile(
-    data: RunData, profile: OperatingPoint, out: Path, seed_commit: str | None
+def export_operating_point(
+    data: RunData, point: OperatingPoint, out: Path, seed_commit: str | None
 ) -> Provenance:
-    """Write the harness of `profile` into `out` with README.md, provenance.json and a
-    harness.toml named after the profile."""
+    """Write the harness of `point` into `out` with README.md, provenance.json and a
+    harness.toml named after the point."""
     repo = HarnessRepo(data.root / "harness", data.root / "worktrees")
-    repo.export(profile.commit, out)
-    summary = str(repo.repo.git.diff("--shortstat", seed_commit, profile.commit)).strip()
-    p = provenance(data, profile, summary if seed_commit else "")
+    repo.export(point.commit, out)
+    summary = str(repo.repo.git.diff("--shortstat", seed_commit, point.commit)).strip()
+    p = provenance(data, point, summary if seed_commit else "")
     manifest_path = out / "harness.toml"
-    manifest_path.write_text(rename_manifest(manifest_path.read_text(), profile.mode))
+    manifest_path.write_text(rename_manifest(manifest_path.read_text(), point.mode))
     manifest = tomllib.loads(manifest_path.read_text())["harness"]
     theirs = out / "README.md"
     kept = f"\n## The harness's own README\n\n{theirs.read_text()}" if theirs.is_file() else ""

@@ -172,8 +172,8 @@ class MiniSweAgent:
 
 
 ADAPTERS: dict[str, str] = {
-    "harnesspro-chat": "harnesspro.retro.sessions:HarnessProChat",
-    "mini-swe-agent": "harnesspro.retro.sessions:MiniSweAgent",
+    "harnesspro-chat": "harnesspro.improvers.retro.sessions:HarnessProChat",
+    "mini-swe-agent": "harnesspro.improvers.retro.sessions:MiniSweAgent",
 }
 
 

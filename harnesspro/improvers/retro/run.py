@@ -30,8 +30,8 @@ from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.improvers.analyzer.rules import prevalence
 from harnesspro.improvers.inputs import ImproverInputs
+from harnesspro.improvers.retro.sessions import Session
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
-from harnesspro.retro.sessions import Session
 
 VERDICT_KINDS = ("task_failures", "unrecovered_errors")
 RETRO_ID = "retro"
