@@ -13,7 +13,7 @@ import pytest
 
 from harnesspro.cli import main
 from harnesspro.core.fsnames import raw, shown
-from harnesspro.evolution import loop as evolution
+from harnesspro.evolution import epoch as evolution
 from harnesspro.improvers.testsynth.facts import Reading, command_facts, snapshot_facts
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import seed_template

@@ -15,8 +15,8 @@ from harnesspro.core.config import load_config
 from harnesspro.core.metrics import Shortfall, shortfalls
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
 from harnesspro.evaluation.heldout import final_report
-from harnesspro.evaluation.selection.select import select
-from harnesspro.evolution.loop import shortfall_lines
+from harnesspro.evolution.epoch import shortfall_lines
+from harnesspro.evolution.select_step import select_epoch
 from harnesspro.reports.final import incomplete_line
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
@@ -66,7 +66,7 @@ def test_a_candidate_with_an_infra_error_is_incomplete_and_never_selected(
     assert set(scores) == {"c000", "c002"}
     assert scores["c000"].pass_rate == pytest.approx(2 / 6)
     assert scores["c002"].pass_rate == pytest.approx(3 / 6)
-    selected = select(ctx, 0)
+    selected = select_epoch(ctx, 0)
     assert set(selected.picks.values()) == {"c002"}  # c001's 80% on five never competes
     assert shortfall_lines(ctx) == [
         "  incomplete (missing coreset task x attempts: a budget cap cut them short or "

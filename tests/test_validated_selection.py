@@ -17,8 +17,8 @@ from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import Score
 from harnesspro.evaluation.engine import Evaluated
 from harnesspro.evaluation.selection.select import Selected
+from harnesspro.evolution import epoch as evolution
 from harnesspro.evolution import finish
-from harnesspro.evolution import loop as evolution
 from harnesspro.run.validation_scores import pool
 
 
@@ -67,7 +67,7 @@ class FakeRun:
 
 
 def settled(monkeypatch: pytest.MonkeyPatch, run: FakeRun) -> Selected:
-    monkeypatch.setattr(evolution, "select", run.select)
+    monkeypatch.setattr(evolution, "select_epoch", run.select)
     monkeypatch.setattr(evolution, "validate", run.validate)
     monkeypatch.setattr(evolution, "validation_scores", lambda ctx: dict.fromkeys(run.validated))
     monkeypatch.setattr(evolution, "rollout_cap", lambda ctx: None)

@@ -1,4 +1,5 @@
-"""Selecting the epoch's operating points from every candidate scored so far."""
+"""Selecting the epoch's operating points from every candidate scored so far: a function of
+the scores (`SelectionInput`) to the choice (`Selection`); the epoch reads and records them."""
 
 from __future__ import annotations
 
@@ -6,21 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harnesspro.core import pareto
-from harnesspro.core.atomic import write_text_atomic
 from harnesspro.core.cost_axis import axis_of, value_on
 from harnesspro.core.records import Score
-from harnesspro.improvers.planner.measured import shrunk_points
-from harnesspro.run.context import SEED_ID, RunContext
-from harnesspro.run.validation_scores import pooled_scores
-
-HV_REF_KEY = "hypervolume_ref_cost"
-"""Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""
-
-SINGLE_OBJECTIVE = frozenset({"rho"})
-"""Strategies that optimise pass rate alone: every operating point is the best pass rate."""
-SHRUNK = frozenset({"harnesspro"})
-"""Strategies whose operating points are chosen on the surrogate's posterior means."""
-SHRUNK_REPORT = "shrunk.csv"
+from harnesspro.run.context import SEED_ID
 
 
 class SeedUnscored(RuntimeError):
@@ -91,83 +80,49 @@ def cost_axis(score: Score, scores: Mapping[str, Score]) -> float:
     return value_on(score, axis_of(scores))
 
 
-def unscored_reason(ctx: RunContext) -> str:
-    """Why the seed has no coreset score: its rollouts did not run, or no coreset task has a
-    test that can be scored (each must fail untouched and pass on some seed rollout)."""
-    rollouts = ctx.ledger.rollouts()
-    seed = rollouts[(rollouts["candidate_id"] == SEED_ID) & (rollouts["split"] == "coreset")]
-    if not (seed["status"] == "ok").any():
-        return (
-            f"{ctx.run.root}: every coreset rollout of the seed failed to run; see the "
-            "`reason` column of its rollouts in ledger.sqlite."
-        )
-    return (
-        f"{ctx.run.root}: no coreset task has a synthesized test that can be scored (each must "
-        "fail on the untouched workspace and pass on at least one seed rollout); "
-        "reports/synth_tests.json gives each task's reason."
-    )
+@dataclass(frozen=True)
+class SelectionInput:
+    """What an epoch's selection reads, gathered from the ledger by the epoch
+    (`harnesspro/evolution/epoch.py`)."""
+
+    epoch: int
+    scores: Mapping[str, Score]  # coreset scores (pooled with validation when validated)
+    modes: Mapping[str, tuple[float, float]]  # mode -> (alpha, beta) of J_m
+    max_survivors: int
+    shrunk: Mapping[str, tuple[float, float]] | None = None  # posterior means to choose on
+    single_objective: bool = False  # every mode gets the best pass rate (rho)
+    ref_cost: float | None = None  # the run's fixed reference cost; None: fix it now
 
 
-def select(ctx: RunContext, epoch: int) -> Selected:
-    """Choose the epoch's operating points over the coreset scores (pooled with validation
-    scores where a candidate has them, under `selection.validated`) and record them; a
-    later choice in the same epoch replaces the recorded one."""
-    scores = ctx.scores()
-    if ctx.config.selection.validated:
-        scores = pooled_scores(ctx, scores)
+@dataclass(frozen=True)
+class Selection:
+    """The choice and what the ledger records of it."""
+
+    selected: Selected
+    rows: list[tuple[str, str, float, float, float]]  # mode, candidate, pass, cost, J_m
+    ref_cost: float  # the hypervolume reference cost (2 x the dearest cost when first fixed)
+
+
+def select(inputs: SelectionInput) -> Selection:
+    """Choose the epoch's operating points: filter and minimise J_m per mode on the shrunk
+    points when given (else the measured ones), or the best pass rate for single-objective
+    strategies; the hypervolume of every measured point against the fixed reference."""
+    scores = inputs.scores
     if SEED_ID not in scores:
-        raise SeedUnscored(unscored_reason(ctx))
+        raise SeedUnscored(f"the seed {SEED_ID} has no scored coreset rollout")
     points = {cid: (s.pass_rate, cost_axis(s, scores)) for cid, s in scores.items()}
-    modes = {m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()}
-    choice = choose(shrunk(ctx, points), SEED_ID, modes, ctx.config.evolution.max_survivors)
-    if ctx.config.evolution.strategy in SINGLE_OBJECTIVE:
-        choice = best_pass(points, list(modes))
+    if inputs.single_objective:
+        choice = best_pass(points, list(inputs.modes))
+    else:
+        on = {cid: (inputs.shrunk or {}).get(cid, point) for cid, point in points.items()}
+        choice = choose(on, SEED_ID, inputs.modes, inputs.max_survivors)
     rows = [
         (mode, cid, points[cid][0], scores[cid].cost_per_task, choice.j[mode])
         for mode, cid in choice.picks.items()
     ]
-    ctx.ledger.record_selection(epoch, rows)
     pr, cost = [p for p, _ in points.values()], [c for _, c in points.values()]
-    hv = pareto.hypervolume(pr, cost, ref_cost=reference_cost(ctx, cost))
-    return Selected(epoch, choice.picks, set(choice.survivors), hv)
-
-
-def shrunk(
-    ctx: RunContext, points: dict[str, tuple[float, float]]
-) -> dict[str, tuple[float, float]]:
-    """The points to choose on: raw means, or (strategies in SHRUNK, catalog improver, dollar
-    axis) the surrogate's posterior means of every catalog candidate, written beside the raw
-    ones to reports/shrunk.csv."""
-    evolution = ctx.config.evolution
-    if evolution.strategy not in SHRUNK or evolution.improver != "catalog":
-        return points
-    if ctx.config.selection.validated or axis_of(ctx.scores()) != "dollars":
-        return points  # the surrogate models coreset dollars only
-    means = shrunk_points(ctx.scoring_rollouts(), ctx.splits.coreset, ctx.candidates(),
-                          ctx.scores())  # fmt: skip
-    out = {cid: means.get(cid, point) for cid, point in points.items()}
-    rows = ["candidate_id,raw_pass_rate,raw_cost_per_task,shrunk_pass_rate,shrunk_cost_per_task"]
-    rows += [f"{cid},{p:.6g},{c:.6g},{out[cid][0]:.6g},{out[cid][1]:.6g}"
-             for cid, (p, c) in sorted(points.items())]  # fmt: skip
-    write_text_atomic(ctx.run.reports() / SHRUNK_REPORT, "\n".join(rows) + "\n")
-    return out
-
-
-def reference_cost(ctx: RunContext, cost: list[float]) -> float:
-    """The hypervolume reference point's cost: nothing passes, at twice the dearest cost seen
-    at epoch 0 (the seed's). Fixed then and kept in the ledger, so every epoch's hypervolume
-    is measured against the same point and the figures compare."""
-    stored = ctx.ledger.meta(HV_REF_KEY)
-    if stored is None:
-        stored = repr(2 * max(cost))
-        ctx.ledger.set_meta(HV_REF_KEY, stored)
-    return float(stored)
-
-
-def recorded(ctx: RunContext, epoch: int) -> Selected:
-    """A finished epoch's selection read back from the ledger (for resuming)."""
-    sel = ctx.ledger.selections()
-    rows = sel[sel["epoch"] == epoch]
-    epochs = ctx.ledger.finished_epochs()
-    hv = float(epochs[epochs["epoch"] == epoch]["hypervolume"].iloc[0])
-    return Selected(epoch, dict(zip(rows["mode"], rows["candidate_id"], strict=True)), set(), hv)
+    # nothing passes, at twice the dearest cost seen when first fixed (epoch 0: the seed's),
+    # so every epoch's hypervolume is measured against the same point
+    ref = inputs.ref_cost if inputs.ref_cost is not None else 2 * max(cost)
+    hv = pareto.hypervolume(pr, cost, ref_cost=ref)
+    return Selection(Selected(inputs.epoch, choice.picks, set(choice.survivors), hv), rows, ref)
