@@ -68,7 +68,11 @@ class FakeRun:
 
 def settled(monkeypatch: pytest.MonkeyPatch, run: FakeRun) -> Selected:
     monkeypatch.setattr(evolution, "select_epoch", run.select)
-    monkeypatch.setattr(evolution, "validate", run.validate)
+    monkeypatch.setattr(
+        evolution,
+        "validation_step",
+        lambda ctx, parents, epoch: run.validate(ctx, parents, epoch, None),
+    )
     monkeypatch.setattr(evolution, "validation_scores", lambda ctx: dict.fromkeys(run.validated))
     monkeypatch.setattr(evolution, "rollout_cap", lambda ctx: None)
     monkeypatch.setattr(evolution, "note_stop", lambda *args: None)

@@ -15,7 +15,6 @@ from scipy.special import betaincinv
 from harnesspro.core.metrics import scored
 from harnesspro.core.records import Candidate
 from harnesspro.evaluation.engine import Evaluated, evaluate
-from harnesspro.evaluation.scoring import score_pending
 from harnesspro.run.context import RunContext
 
 LEVEL = 0.9
@@ -35,13 +34,23 @@ def dominated_whp(
     return any(p >= upper_pass and c <= lower_cost for p, c in rivals)
 
 
-def race(ctx: RunContext, children: list[Candidate], epoch: int, cap: int | None) -> Evaluated:
-    """Evaluate `children` within `cap`: attempt 0 for all, the full G for the survivors."""
+def race_first(
+    ctx: RunContext, children: list[Candidate], epoch: int, cap: int | None
+) -> Evaluated:
+    """Evaluate `children` within `cap`: every attempt when racing is off (or G = 1), else
+    attempt 0 only; the epoch scores these before `race_rest`."""
     g = ctx.config.evolution.rollouts_per_task
     if not ctx.config.evolution.racing or g == 1:
         return evaluate(ctx, children, epoch, cap=cap)
-    first = evaluate(ctx, children, epoch, attempts=[0], cap=cap)
-    score_pending(ctx)
+    return evaluate(ctx, children, epoch, attempts=[0], cap=cap)
+
+
+def race_rest(ctx: RunContext, children: list[Candidate], epoch: int, cap: int | None) -> Evaluated:
+    """Racing's second half, on attempt 0's scored rollouts: attempts 1..G-1 for the
+    children not dominated with high probability by a fully evaluated candidate."""
+    g = ctx.config.evolution.rollouts_per_task
+    if not ctx.config.evolution.racing or g == 1:
+        return Evaluated(0)
     frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
     full = len(ctx.splits.coreset) * g
     stats = frame.groupby("candidate_id").agg(
@@ -59,6 +68,6 @@ def race(ctx: RunContext, children: list[Candidate], epoch: int, cap: int | None
             notes.append(f"racing: {child.id} dominated after attempt 0; stopped")
         else:
             alive.append(child)
-    left = None if cap is None else cap - first.ran
-    rest = evaluate(ctx, alive, epoch, attempts=range(1, g), cap=left)
-    return first + Evaluated(0, (), tuple(notes)) + rest
+    return Evaluated(0, (), tuple(notes)) + evaluate(
+        ctx, alive, epoch, attempts=range(1, g), cap=cap
+    )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from harnesspro.core.metrics import on_split
 from harnesspro.evaluation.engine import Evaluated, evaluate
-from harnesspro.evaluation.scoring import freeze_tests, score_pending
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.validation_scores import validation_ids
 
@@ -22,8 +21,9 @@ def attempts(ctx: RunContext, candidate_id: str) -> int:
 
 
 def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -> Evaluated:
-    """Roll out `parents` on the validation tasks and grade them by frozen tests; the seed
-    first, then the others, all within `cap` (whole candidates only)."""
+    """Roll out `parents` on the validation tasks, the seed first, then the others, all
+    within `cap` (whole candidates only); the epoch then freezes the validation tests
+    (`seeded_tasks`) and scores the rollouts."""
     tasks = validation_ids(ctx)
     candidates = ctx.candidates()
     ran = 0
@@ -38,10 +38,11 @@ def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -
         done = evaluate(ctx, [candidates[cid]], epoch, "validation", tasks, tries, left)
         ran, skipped = ran + done.ran, skipped + list(done.skipped)
         notes += done.notes
-    rows = on_split(ctx.ledger.rollouts(), "validation")
-    seeded = set(rows[rows["candidate_id"] == SEED_ID]["task_id"])
-    # One test per validation task the seed has rollouts on (tasks already frozen are
-    # skipped, so later epochs add nothing).
-    notes += freeze_tests(ctx, sorted(seeded))
-    score_pending(ctx)
     return Evaluated(ran, tuple(skipped), tuple(notes))
+
+
+def seeded_tasks(ctx: RunContext) -> list[str]:
+    """The validation tasks the seed has rollouts on: one frozen test each is written from
+    them (tasks already frozen are skipped, so later epochs add nothing)."""
+    rows = on_split(ctx.ledger.rollouts(), "validation")
+    return sorted(set(rows[rows["candidate_id"] == SEED_ID]["task_id"]))

@@ -15,12 +15,12 @@ from harnesspro.core.money import dollars, share
 from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.engine import Evaluated, Split, evaluate
-from harnesspro.evaluation.racing import race
+from harnesspro.evaluation.racing import race_first, race_rest
 from harnesspro.evaluation.scoring import freeze_tests, score_pending
 from harnesspro.evaluation.selection.select import (
     Selected,
 )
-from harnesspro.evaluation.validation import validate
+from harnesspro.evaluation.validation import seeded_tasks, validate
 from harnesspro.evolution.compose import compose, next_parents
 from harnesspro.evolution.finish import run_reports
 from harnesspro.evolution.improve import record_effects
@@ -103,7 +103,7 @@ def close_epoch(ctx: RunContext, epoch: int) -> Selected:
     ctx.run.mark_phase("selection")
     selected = select_epoch(ctx, epoch)
     ctx.run.mark_phase("rollouts")
-    note_stop(ctx, epoch, validate(ctx, selected.parents, epoch, rollout_cap(ctx)), "validation")
+    note_stop(ctx, epoch, validation_step(ctx, selected.parents, epoch), "validation")
     ctx.run.mark_phase("selection")
     if ctx.config.selection.validated:
         selected = settle(ctx, epoch)
@@ -161,11 +161,20 @@ def settle(ctx: RunContext, epoch: int) -> Selected:
         if not fresh:
             return selected
         ctx.run.mark_phase("rollouts")
-        done = validate(ctx, fresh, epoch, rollout_cap(ctx))
+        done = validation_step(ctx, fresh, epoch)
         note_stop(ctx, epoch, done, "validation")
         ctx.run.mark_phase("selection")
         if done.ran == 0:  # the cap left nothing to validate them with
             return selected
+
+
+def validation_step(ctx: RunContext, parents: list[str], epoch: int) -> Evaluated:
+    """Validation rollouts of `parents` within the cap, then the validation tests frozen
+    from the seed's rollouts, then every pending rollout scored."""
+    done = validate(ctx, parents, epoch, rollout_cap(ctx))
+    done += Evaluated(0, (), tuple(freeze_tests(ctx, seeded_tasks(ctx))))
+    score_pending(ctx)
+    return done
 
 
 def epoch_zero(ctx: RunContext) -> Selected:
@@ -201,7 +210,11 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.run.mark_phase("rollouts")
     children, screened = screen_unproven(ctx, epoch, children, rollout_cap(ctx))
     note_stop(ctx, epoch, screened, "coreset")
-    note_stop(ctx, epoch, race(ctx, children, epoch, rollout_cap(ctx)), "coreset")
+    cap = rollout_cap(ctx)
+    first = race_first(ctx, children, epoch, cap)
+    score_pending(ctx)  # racing decides on attempt 0's scores
+    rest = race_rest(ctx, children, epoch, None if cap is None else cap - first.ran)
+    note_stop(ctx, epoch, first + rest, "coreset")
     score_pending(ctx)
     ctx.run.mark_phase("git")  # verdicts become git notes; the composer merges
     record_effects(ctx, epoch)
