@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument(
         "--exhaustive",
         action="store_true",
-        help="add the seed and every single mechanism to the reference front",
+        help="add the seed, every single mechanism and greedy stacks of them to the reference front",
     )
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
 
@@ -85,7 +85,7 @@ def profile_yardstick(
     singles: Mapping[str, Point],
 ) -> Yardstick:
     """The profile's stored yardstick under OUT/yardsticks/, extended with these runs' points
-    and the exhaustive singles."""
+    and the exhaustive singles and greedy stacks."""
     setup = {
         "tasks": base.tasks.model_dump(mode="json"),
         "harness": base.harness.model_dump(mode="json"),
