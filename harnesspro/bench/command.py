@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument(
         "--exhaustive",
         action="store_true",
-        help="add the seed, every single mechanism and greedy stacks of them to the reference front",
+        help="add the seed, each mechanism alone and greedy stacks to the reference front",
     )
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
 
