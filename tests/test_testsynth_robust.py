@@ -15,7 +15,8 @@ from rich.console import Console
 
 from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
-from harnesspro.evaluation.scoring import freeze_tests, score_pending
+from harnesspro.evaluation.scoring import freeze_tests
+from harnesspro.evolution.score_step import score_pending
 from harnesspro.execution.rollout import write_tree
 from harnesspro.improvers.testsynth import facts
 from harnesspro.improvers.testsynth.facts import Reading, command_facts, read_instruction

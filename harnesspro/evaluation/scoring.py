@@ -17,9 +17,9 @@ of every score.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
@@ -170,25 +170,30 @@ def grade(test: FrozenTest, snapshot: Snapshot, sandbox: Sandbox) -> bool:
     return score(test, snapshot, sandbox)
 
 
-def score_pending(ctx: RunContext) -> None:
-    """Grade every rollout that has no verdict yet with its task's frozen test and (by
-    `evolution.judge_trajectory`) the trajectory judgement; rollouts of unscorable tasks keep
-    none."""
-    tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
-    rollouts = ctx.ledger.rollouts()
-    if ctx.config.evolution.strategy == "no-synth":
-        searched = [*ctx.splits.coreset, *ctx.splits.validation]
-        pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(searched)]
-        ctx.ledger.set_passes({k: judge(ctx.run.trajectory(k)) for k in pending["key"]})
-        return
-    # Infrastructure errors are never scored: the work was cut short by our side.
-    fault = rollouts["status"] == "infra_error"
-    pending = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]
-    sandbox = checks_sandbox(ctx)
-    judged = ctx.config.evolution.judge_trajectory
-    verdicts = {
-        key: (not judged or judge(ctx.run.trajectory(key)))
-        and grade(tests[task_id], ctx.run.workspace(key), sandbox)
-        for key, task_id in zip(pending["key"], pending["task_id"], strict=True)
+@dataclass(frozen=True)
+class PendingRollout:
+    """A rollout with no verdict yet, as the score step reads it."""
+
+    key: str
+    task_id: str
+    trajectory: str
+    workspace: Snapshot
+
+
+def verdicts(
+    pending: Iterable[PendingRollout],
+    tests: Mapping[str, FrozenTest],
+    sandbox: Sandbox,
+    judged: bool,
+    judge_only: bool = False,
+) -> dict[str, bool]:
+    """Verdicts of pending rollouts: by the task's frozen test (and, when `judged`, the
+    trajectory judgement as well), or by the judgement alone (`judge_only`: the no-synth
+    ablation). A rollout of a task with no scorable test gets none."""
+    if judge_only:
+        return {r.key: judge(r.trajectory) for r in pending}
+    return {
+        r.key: (not judged or judge(r.trajectory)) and grade(tests[r.task_id], r.workspace, sandbox)
+        for r in pending
+        if r.task_id in tests
     }
-    ctx.ledger.set_passes(verdicts)

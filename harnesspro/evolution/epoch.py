@@ -16,7 +16,7 @@ from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.engine import Evaluated, Split, evaluate
 from harnesspro.evaluation.racing import race_first, race_rest
-from harnesspro.evaluation.scoring import freeze_tests, score_pending
+from harnesspro.evaluation.scoring import freeze_tests
 from harnesspro.evaluation.selection.select import (
     Selected,
 )
@@ -24,6 +24,7 @@ from harnesspro.evaluation.validation import seeded_tasks, validate
 from harnesspro.evolution.compose import compose, next_parents
 from harnesspro.evolution.finish import run_reports
 from harnesspro.evolution.improve import record_effects
+from harnesspro.evolution.score_step import score_pending
 from harnesspro.evolution.select_step import select_epoch
 from harnesspro.evolution.strategies import make_strategy
 from harnesspro.evolution.unproven import screen_unproven

@@ -1,0 +1,30 @@
+"""The epoch's score step: the rollouts with no verdict yet, read from the ledger and the run
+folder as PendingRollout records, scored by evaluation/scoring.py (verdicts), the verdicts
+recorded."""
+
+from __future__ import annotations
+
+from harnesspro.evaluation.scoring import PendingRollout, checks_sandbox, load_frozen, verdicts
+from harnesspro.run.context import RunContext
+
+
+def score_pending(ctx: RunContext) -> None:
+    """The score step: every rollout with no verdict yet, read from the ledger and the run
+    folder, scored (`verdicts`) and its verdict recorded; infrastructure errors are never scored
+    (the work was cut short by our side), nor rollouts of tasks with no scorable test."""
+    tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
+    rollouts = ctx.ledger.rollouts()
+    judge_only = ctx.config.evolution.strategy == "no-synth"
+    if judge_only:
+        tasks = [*ctx.splits.coreset, *ctx.splits.validation]
+        rows = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(tasks)]
+    else:
+        fault = rollouts["status"] == "infra_error"
+        rows = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]
+    pending = (
+        PendingRollout(key, task_id, ctx.run.trajectory(key), ctx.run.workspace(key))
+        for key, task_id in zip(rows["key"], rows["task_id"], strict=True)
+    )
+    sandbox = checks_sandbox(ctx)
+    judged = ctx.config.evolution.judge_trajectory
+    ctx.ledger.set_passes(verdicts(pending, tests, sandbox, judged, judge_only))
