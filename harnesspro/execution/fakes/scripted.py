@@ -114,7 +114,6 @@ def plan_actions(
     looks = [look_command(stream(seed, "look", i), script, skim) for i in range(n_explore)]
     actions = [Action("explore", command) for command in looks]
     partial = skim and bool(script.long_inputs)
-    p_notice = profile.verify_notice if traits.verify else profile.p_notice
     broken: list[int] = []
     quiet: list[tuple[int, str]] = []  # (step, kind) of quiet slips that spoil an output
     steps = styled_steps(script, profile)
@@ -125,31 +124,13 @@ def plan_actions(
                 path = actions[folded_at].command.split()[-1]
                 actions.insert(folded_at + 1, Action("explore", f"sed -n '21,200p' {path}"))
             folded_at = None
-        rng = stream(seed, "step", i)
-        slip, notice, recheck = rng.random(), rng.random(), rng.random()
-        kind = "step"
-        if slip < slip_rate(script, traits, profile, partial):
-            u = stream(seed, "kind", i).random()
-            kind = slips.choose(profile.slip_kinds, u, bool(script.outputs))
-        if kind == "typo":
-            hint = len(actions) in hinted
-            actions.append(Action("slip", slips.typo(step), i))
-            if notice < (profile.hint_notice if hint else p_notice):
-                actions.append(Action("step", step))
-            else:
-                broken.append(i)
-        elif kind == "skip":  # quiet: nothing in the result says it was not done
-            actions.append(Action("quiet", slips.skipped(script.workdir), i))
+        hint = len(actions) in hinted
+        issued, kind = _issue_step(script, traits, profile, seed, i, step, partial, hint)
+        actions += issued
+        if kind != "step":
             broken.append(i)
-        else:
-            actions.append(Action("step", step))
-            if kind != "step":
-                quiet.append((i, kind))
-                broken.append(i)
-        if recheck < profile.p_recheck:
-            actions.append(
-                Action("recheck", look_command(stream(seed, "recheck", i), script, skim))
-            )
+        if kind not in ("step", "typo", "skip"):
+            quiet.append((i, kind))
     actions = _spoil_outputs(actions, script, quiet, seed)
     if stream(seed, "verify").random() < (profile.verify_p if traits.verify else profile.p_verify):
         actions.append(Action("verify", _verify_command(script, profile)))
@@ -157,6 +138,41 @@ def plan_actions(
             # later steps may have built on the broken one: rerun from there
             actions += [Action("step", step) for step in steps[broken[0] :]]
     return actions
+
+
+def _issue_step(
+    script: TaskScript,
+    traits: Traits,
+    profile: BehaviourProfile,
+    seed: str,
+    i: int,
+    step: str,
+    partial: bool,
+    hint: bool,
+) -> tuple[list[Action], str]:
+    """The actions reference step `i` becomes, and how it went: "step" (done, or a typo
+    noticed and redone), "typo" (a failing command left as it is), or a quiet slip's kind
+    ("skip", or one that spoils an output: the step itself runs)."""
+    rng = stream(seed, "step", i)
+    slip, notice, recheck = rng.random(), rng.random(), rng.random()
+    kind = "step"
+    if slip < slip_rate(script, traits, profile, partial):
+        u = stream(seed, "kind", i).random()
+        kind = slips.choose(profile.slip_kinds, u, bool(script.outputs))
+    p_notice = profile.verify_notice if traits.verify else profile.p_notice
+    if kind == "typo":
+        actions = [Action("slip", slips.typo(step), i)]
+        if notice < (profile.hint_notice if hint else p_notice):
+            actions.append(Action("step", step))
+            kind = "step"
+    elif kind == "skip":  # quiet: nothing in the result says it was not done
+        actions = [Action("quiet", slips.skipped(script.workdir), i)]
+    else:
+        actions = [Action("step", step)]
+    if recheck < profile.p_recheck:
+        skim = _skims(script, traits, profile)
+        actions.append(Action("recheck", look_command(stream(seed, "recheck", i), script, skim)))
+    return actions, kind
 
 
 def _spoil_outputs(
