@@ -14,13 +14,15 @@ The candidates are made and journaled as NSGA-II's are (seed + mechanisms, catal
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from harnesspro.core.metrics import search_rollouts
-from harnesspro.core.records import Candidate, Plan
+from harnesspro.core.records import Candidate, Plan, Score
 from harnesspro.evolution.improve import improve
 from harnesspro.evolution.strategies.nsga2 import journaled_children
 from harnesspro.improvers.planner.hvgain import Pick, choose, shortlist, thirds
@@ -41,20 +43,39 @@ CHUNK = 4096  # genomes scored at once (memory: draws x chunk x tasks)
 MAX_SCREEN, MIN_SCREEN = 9, 4
 
 
-def affordable(ctx: RunContext) -> int | None:
-    """Candidates the rollout cap still pays for (None: uncapped)."""
-    cap = ctx.config.evaluation.max_rollouts
-    if cap is None:
-        return None
-    left = cap - len(search_rollouts(ctx.ledger.rollouts()))
-    return max(0, left) // (len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task)
+@dataclass(frozen=True)
+class SearchState:
+    """What the strategy plans from, gathered from the ledger by `search_state`."""
+
+    epoch: int
+    run_seed: int
+    candidates: Mapping[str, Candidate]
+    scores: Mapping[str, Score]  # coreset scores of every complete candidate
+    rollouts: pd.DataFrame  # the scoring rollouts (coreset, after any refresh)
+    coreset: tuple[str, ...]
+    affordable: int | None  # candidates the rollout cap still pays for (None: uncapped)
 
 
-def screening_plans(ctx: RunContext, epoch: int) -> list[Plan]:
+def search_state(ctx: RunContext, epoch: int) -> SearchState:
+    """The strategy's input, read from the run's ledger."""
+    cap, left = ctx.config.evaluation.max_rollouts, None
+    if cap is not None:
+        spent = len(search_rollouts(ctx.ledger.rollouts()))
+        per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
+        left = max(0, cap - spent) // per
+    return SearchState(
+        epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
+        tuple(ctx.splits.coreset), left,
+    )  # fmt: skip
+
+
+def screening_plans(state: SearchState) -> list[Plan]:
     """The first epoch: a balanced design; two thirds of what the cap affords (4-9 rows)."""
-    budget = affordable(ctx)
+    budget = state.affordable
     rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
-    design = screening_design(rows, len(GENES), exclusive_indices(), ctx.config.seed * 1000 + epoch)
+    design = screening_design(
+        rows, len(GENES), exclusive_indices(), state.run_seed * 1000 + state.epoch
+    )
     return [
         Plan(SEED_ID, "balanced", name_of(bits), f"screening row {i + 1} of {rows}: each "
              "mechanism in about half of the rows", 0.0, 0.0, levers=levers_of(bits))
@@ -70,13 +91,11 @@ def pool_points(
     return np.hstack([p for p, _ in out]), np.hstack([c for _, c in out])
 
 
-def gain_plans(ctx: RunContext, epoch: int, rounds: int) -> list[Plan]:
+def gain_plans(state: SearchState, rounds: int) -> list[Plan]:
     """`rounds` x one plan per region of the front, by expected hypervolume gain."""
-    scores = ctx.scores()
-    model, genomes = surrogate_of(
-        ctx.scoring_rollouts(), ctx.splits.coreset, ctx.candidates(), scores
-    )
-    rng = np.random.default_rng(ctx.config.seed * 1000 + epoch)
+    scores = state.scores
+    model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates, scores)
+    rng = np.random.default_rng(state.run_seed * 1000 + state.epoch)
     w_pass, w_cost = model.draws(rng, DRAWS)
     known = np.array(list(genomes.values()), dtype=bool)
     front_pass, front_cost = model.score(known, w_pass, w_cost)
@@ -144,11 +163,12 @@ def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan
     )  # fmt: skip
 
 
-def plans_for(ctx: RunContext, epoch: int) -> list[Plan]:
-    if set(measured_genomes(ctx.candidates(), sorted(ctx.scores()))) <= {SEED_ID}:
-        return screening_plans(ctx, epoch)
-    budget = affordable(ctx)
-    return gain_plans(ctx, epoch, 3 if budget is None else 1)
+def plans_for(state: SearchState) -> list[Plan]:
+    """The epoch's plans: the screening design until a catalog candidate is measured, then
+    by expected hypervolume gain (three rounds when uncapped, else one)."""
+    if set(measured_genomes(state.candidates, sorted(state.scores))) <= {SEED_ID}:
+        return screening_plans(state)
+    return gain_plans(state, 3 if state.affordable is None else 1)
 
 
 class ExpectedGain:
@@ -159,4 +179,4 @@ class ExpectedGain:
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         if ctx.config.evolution.improver == "llm":
             return improve(ctx, epoch, parents)
-        return journaled_children(ctx, epoch, plans_for)
+        return journaled_children(ctx, epoch, lambda c, e: plans_for(search_state(c, e)))
