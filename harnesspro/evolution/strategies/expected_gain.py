@@ -14,17 +14,15 @@ The candidates are made and journaled as NSGA-II's are (seed + mechanisms, catal
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from harnesspro.core.metrics import search_rollouts
-from harnesspro.core.records import Candidate, Plan, Score
+from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
 from harnesspro.evolution.strategies.nsga2 import journaled_children
+from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.improvers.planner.hvgain import Pick, choose, shortlist, thirds
 from harnesspro.improvers.planner.measured import measured_genomes, surrogate_of
 from harnesspro.improvers.planner.screening import screening_design
@@ -41,32 +39,6 @@ from harnesspro.run.context import SEED_ID, RunContext
 DRAWS = 64  # posterior draws per decision
 CHUNK = 4096  # genomes scored at once (memory: draws x chunk x tasks)
 MAX_SCREEN, MIN_SCREEN = 9, 4
-
-
-@dataclass(frozen=True)
-class SearchState:
-    """What the strategy plans from, gathered from the ledger by `search_state`."""
-
-    epoch: int
-    run_seed: int
-    candidates: Mapping[str, Candidate]
-    scores: Mapping[str, Score]  # coreset scores of every complete candidate
-    rollouts: pd.DataFrame  # the scoring rollouts (coreset, after any refresh)
-    coreset: tuple[str, ...]
-    affordable: int | None  # candidates the rollout cap still pays for (None: uncapped)
-
-
-def search_state(ctx: RunContext, epoch: int) -> SearchState:
-    """The strategy's input, read from the run's ledger."""
-    cap, left = ctx.config.evaluation.max_rollouts, None
-    if cap is not None:
-        spent = len(search_rollouts(ctx.ledger.rollouts()))
-        per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
-        left = max(0, cap - spent) // per
-    return SearchState(
-        epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
-        tuple(ctx.splits.coreset), left,
-    )  # fmt: skip
 
 
 def screening_plans(state: SearchState) -> list[Plan]:

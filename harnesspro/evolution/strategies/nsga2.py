@@ -26,6 +26,7 @@ from pymoo.problems.static import StaticProblem
 
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
+from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.improvers.planner.catalog import lineage
@@ -45,11 +46,11 @@ def genome(candidate_id: str, candidates: dict[str, Candidate]) -> np.ndarray:
     return np.array([g in names for g in GENES], dtype=bool)
 
 
-def offspring(ctx: RunContext, epoch: int) -> np.ndarray:
+def offspring(state: SearchState) -> np.ndarray:
     """The next generation's genomes (rows), from NSGA-II over everything scored so far."""
     problem = Problem(n_var=len(GENES), n_obj=2, xl=0, xu=1, vtype=bool)
-    seed = ctx.config.seed * 1000 + epoch
-    candidates, scores = ctx.candidates(), ctx.scores()
+    seed = state.run_seed * 1000 + state.epoch
+    candidates, scores = dict(state.candidates), state.scores
     known = [c for c in sorted(scores) if c in candidates]
     if known == [SEED_ID]:
         rng = np.random.default_rng(seed)
@@ -111,7 +112,7 @@ def journaled_children(
 def offspring_plans(ctx: RunContext, epoch: int) -> list[Plan]:
     """One plan per non-empty offspring genome: its mechanisms joined by '+'."""
     names = ("+".join(g for g, on in zip(GENES, bits, strict=True) if on)
-             for bits in offspring(ctx, epoch))  # fmt: skip
+             for bits in offspring(search_state(ctx, epoch)))  # fmt: skip
     return [Plan(SEED_ID, "balanced", n, "NSGA-II offspring", 0.0, 0.0) for n in names if n]
 
 

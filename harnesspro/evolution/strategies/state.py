@@ -1,0 +1,39 @@
+"""What the genome strategies (the default and NSGA-II) plan from: a typed SearchState, gathered
+from the run's ledger once per epoch by search_state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from harnesspro.core.metrics import search_rollouts
+from harnesspro.core.records import Candidate, Score
+from harnesspro.run.context import RunContext
+
+
+@dataclass(frozen=True)
+class SearchState:
+    """What a genome strategy plans from, gathered from the ledger by `search_state`."""
+
+    epoch: int
+    run_seed: int
+    candidates: Mapping[str, Candidate]
+    scores: Mapping[str, Score]  # coreset scores of every complete candidate
+    rollouts: pd.DataFrame  # the scoring rollouts (coreset, after any refresh)
+    coreset: tuple[str, ...]
+    affordable: int | None  # candidates the rollout cap still pays for (None: uncapped)
+
+
+def search_state(ctx: RunContext, epoch: int) -> SearchState:
+    """The strategy's input, read from the run's ledger."""
+    cap, left = ctx.config.evaluation.max_rollouts, None
+    if cap is not None:
+        spent = len(search_rollouts(ctx.ledger.rollouts()))
+        per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
+        left = max(0, cap - spent) // per
+    return SearchState(
+        epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
+        tuple(ctx.splits.coreset), left,
+    )  # fmt: skip
