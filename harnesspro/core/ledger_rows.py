@@ -1,4 +1,4 @@
-"""Ledger rows to and from the records: the plans table's columns, the token columns."""
+"""Ledger rows to and from the records: the rollouts and plans tables' values, the token columns."""
 
 from __future__ import annotations
 

@@ -17,9 +17,7 @@ from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.engine import Evaluated, Split, evaluate
 from harnesspro.evaluation.racing import race_first, race_rest
 from harnesspro.evaluation.scoring import freeze_tests
-from harnesspro.evaluation.selection.select import (
-    Selected,
-)
+from harnesspro.evaluation.selection.select import Selected
 from harnesspro.evaluation.validation import seeded_tasks, validate
 from harnesspro.evolution.compose import compose, next_parents
 from harnesspro.evolution.finish import run_reports

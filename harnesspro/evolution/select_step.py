@@ -19,16 +19,10 @@ from harnesspro.run.validation_scores import pooled_scores
 
 HV_REF_KEY = "hypervolume_ref_cost"
 """Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""
-
-
 SINGLE_OBJECTIVE = frozenset({"rho"})
 """Strategies that optimise pass rate alone: every operating point is the best pass rate."""
-
-
 SHRUNK = frozenset({"harnesspro"})
 """Strategies whose operating points are chosen on the surrogate's posterior means."""
-
-
 SHRUNK_REPORT = "shrunk.csv"
 
 
