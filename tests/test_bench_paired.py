@@ -64,6 +64,22 @@ def test_frame_pairs_by_profile_and_run_seed_and_skips_unpaired_units() -> None:
     assert "harnesspro - random" in text and "Power: at 2 units" in text
     # SD sqrt(0.02) = 0.1414: (2.487 x 0.1414 / 0.05)^2 = 7.034^2 = 49.5 -> 50 units
     assert "detecting 0.05 would take about 50 units" in text
+    # the unpaired profiles 2 and 3 are said to be left out, not silently dropped
+    assert row["left_out"] == 2 and "2 unit(s) left out" in text
+
+
+def test_a_unit_with_an_undefined_figure_is_left_out_and_said() -> None:
+    rows = pd.DataFrame(
+        {
+            "variant": ["harnesspro"] * 3 + ["random"] * 3,
+            "profile": [1, 2, 3, 1, 2, 3],
+            "normalised_hv": [0.8, float("nan"), 0.5, 0.6, float("nan"), 0.7],
+        }
+    )
+    (row,) = paired_frame(rows, "harnesspro").to_dict("records")
+    assert (row["units"], row["left_out"]) == (2, 1)
+    assert row["mean"] == pytest.approx(0.0)  # +0.2 and -0.2
+    assert "1 unit(s) left out" in paired_markdown(paired_frame(rows, "harnesspro"), "harnesspro")
 
 
 def test_every_strategy_on_a_unit_shares_splits_seed_profile_and_cache(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
     assert sorted(rows["variant"].unique()) == ["harnesspro", "nsga2", "random"]
     assert sorted(rows["profile"].unique()) == [1, 2]
     assert (rows["rollouts"] <= 6).all()  # equal budget: nobody spends past the cap
+    measured = 0  # profiles where some point passes: the others have no area to normalise by
     for _, group in rows.groupby("profile"):
         sets = {
             r["variant"]: [
@@ -81,6 +82,10 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
         seed_costs = [pts[0][1] for pts in sets.values()]
         ref_cost = 2 * sum(seed_costs) / len(seed_costs)
         whole = staircase_area([p for pts in sets.values() for p in pts], ref_cost)
+        if whole == 0:  # nothing passed on this tiny split: the ratio is undefined, not 0
+            assert group["normalised_hv"].isna().all()
+            continue
+        measured += 1
         for _, r in group.iterrows():
             expected = staircase_area(sets[r["variant"]], ref_cost) / whole
             assert r["normalised_hv"] == pytest.approx(expected)
@@ -94,7 +99,8 @@ def test_tiny_bench_runs_and_its_arithmetic_holds(tmp_path: Path, ray_session: N
             group["normalised_hv"].mean()
         )
     paired = pd.read_csv(out / "paired.csv").set_index("other")
-    assert sorted(paired.index) == ["nsga2", "random"] and (paired["units"] == 2).all()
+    assert measured >= 1  # the arithmetic above was checked on at least one profile
+    assert sorted(paired.index) == ["nsga2", "random"] and (paired["units"] == measured).all()
     assert (out / "yardsticks" / "profile-1.json").is_file()
     text = (out / "summary.md").read_text()
     assert "Power:" in text and "Resolution:" in text and "Wall time:" in text

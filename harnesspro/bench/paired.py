@@ -43,6 +43,7 @@ class Paired:
     wins: int
     ties: int
     losses: int
+    left_out: int = 0  # units either side ran but with no finite figure (e.g. nothing passed)
 
 
 def detectable_difference(differences: Sequence[float]) -> float:
@@ -64,6 +65,7 @@ def compare(
         u for u in mine if u in theirs and math.isfinite(mine[u]) and math.isfinite(theirs[u])
     ]
     diffs = [mine[u] - theirs[u] for u in common]
+    left_out = len(set(mine) | set(theirs)) - len(common)
     interval = bootstrap_interval(diffs, seed=seed)
     sd = float(np.std(diffs, ddof=1)) if len(diffs) > 1 else math.nan
     return Paired(
@@ -77,6 +79,7 @@ def compare(
         sum(d > TIE for d in diffs),
         sum(abs(d) <= TIE for d in diffs),
         sum(d < -TIE for d in diffs),
+        left_out,
     )
 
 
@@ -131,6 +134,17 @@ def power_line(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "Power: no paired units."
     n = int(frame["units"].max())
+    dropped = int(frame["left_out"].max()) if "left_out" in frame else 0
+    note = (
+        f" {dropped} unit(s) left out: one side has no finite figure there (e.g. nothing "
+        "passed on the test split, so there is no area to normalise by)."
+        if dropped
+        else ""
+    )
+    return _power(frame, n) + note
+
+
+def _power(frame: pd.DataFrame, n: int) -> str:
     sds = frame["sd"].dropna()
     if sds.empty:
         return f"Power: {n} unit(s); at least two are needed for an interval's width."
