@@ -82,8 +82,8 @@ def cost_axis(score: Score, scores: Mapping[str, Score]) -> float:
 
 @dataclass(frozen=True)
 class SelectionInput:
-    """What an epoch's selection reads, gathered from the ledger by the epoch
-    (`harnesspro/evolution/epoch.py`)."""
+    """What an epoch's selection reads, gathered from the ledger by the epoch's select step
+    (`harnesspro/evolution/select_step.py`)."""
 
     epoch: int
     scores: Mapping[str, Score]  # coreset scores (pooled with validation when validated)
