@@ -177,7 +177,7 @@ class PendingRollout:
     key: str
     task_id: str
     trajectory: str
-    workspace: Snapshot
+    workspace: Snapshot | None  # None when only the trajectory is judged (no-synth)
 
 
 def verdicts(
@@ -193,7 +193,8 @@ def verdicts(
     if judge_only:
         return {r.key: judge(r.trajectory) for r in pending}
     return {
-        r.key: (not judged or judge(r.trajectory)) and grade(tests[r.task_id], r.workspace, sandbox)
+        r.key: (not judged or judge(r.trajectory))
+        and grade(tests[r.task_id], r.workspace or Snapshot(), sandbox)
         for r in pending
         if r.task_id in tests
     }

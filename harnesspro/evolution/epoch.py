@@ -214,7 +214,8 @@ def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     score_pending(ctx)  # racing decides on attempt 0's scores
     rest = race_rest(ctx, children, epoch, None if cap is None else cap - first.ran)
     note_stop(ctx, epoch, first + rest, "coreset")
-    score_pending(ctx)
+    if rest.ran:  # attempt 0 (or every attempt, without racing) is scored already
+        score_pending(ctx)
     ctx.run.mark_phase("git")  # verdicts become git notes; the composer merges
     record_effects(ctx, epoch)
     merged = compose(ctx, epoch)

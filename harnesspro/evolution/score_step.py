@@ -22,7 +22,9 @@ def score_pending(ctx: RunContext) -> None:
         fault = rollouts["status"] == "infra_error"
         rows = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]
     pending = (
-        PendingRollout(key, task_id, ctx.run.trajectory(key), ctx.run.workspace(key))
+        PendingRollout(
+            key, task_id, ctx.run.trajectory(key), None if judge_only else ctx.run.workspace(key)
+        )
         for key, task_id in zip(rows["key"], rows["task_id"], strict=True)
     )
     sandbox = checks_sandbox(ctx)
