@@ -17,16 +17,26 @@ from harnesspro.core.records import RolloutResult
 from harnesspro.execution.rollout import RolloutInputs
 
 
+PACKAGE = Path(__file__).parents[1]  # the harnesspro package
+SHAPING_FOLDERS = ("sandbox", "execution/fakes", "execution/gateway")
+"""Folders of our own code that shape a rollout, beside execution/rollout.py."""
+
+
+def shaping_files() -> list[Path]:
+    """Our own code that shapes a rollout (policy, gateway, sandbox, rollout)."""
+    files = [PACKAGE / "execution" / "rollout.py"]
+    for folder in SHAPING_FOLDERS:
+        found = sorted((PACKAGE / folder).glob("*.py"))
+        if not found:  # a moved folder would silently leave the digest blind to it
+            raise RuntimeError(f"rollout cache: no code under {PACKAGE / folder}")
+        files += found
+    return files
+
+
 def _code_digest() -> str:
-    """Our own code that shapes a rollout (policy, gateway, sandbox, rollout): a changed
-    policy must not be served results it did not produce."""
-    root = Path(__file__).parents[1]  # the harnesspro package
-    files = [
-        root / "execution" / "rollout.py",
-        *sorted((root / "sandbox").glob("*.py")),
-        *sorted((root / "fakes").glob("*.py")),
-        *sorted((root / "execution" / "gateway").glob("*.py")),
-    ]
+    """A digest of `shaping_files()`: a changed policy must not be served results it did not
+    produce."""
+    files = shaping_files()
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.read_bytes())
