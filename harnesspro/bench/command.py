@@ -49,6 +49,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="add the seed, each mechanism alone and greedy stacks to the reference front",
     )
+    bench.add_argument(
+        "--fast",
+        action="store_true",
+        help="fast mode: official verdicts memoised by task and final file system "
+        "(evaluation.verdict_memo = OUT/verdicts.sqlite); sound in the scripted world only",
+    )
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
 
 
@@ -105,7 +111,7 @@ def command_line(args: argparse.Namespace) -> str:
     parts += ["--run-seeds", args.run_seeds] if args.run_seeds.strip() else []
     parts += ["--strategies", args.strategies]
     parts += [flag for flag, on in (("--no-racing", args.no_racing), ("--composer", args.composer),
-              ("--exhaustive", args.exhaustive)) if on]  # fmt: skip
+              ("--exhaustive", args.exhaustive), ("--fast", args.fast)) if on]  # fmt: skip
     parts += [f"--set={s}" for s in args.set] + ["--out", str(args.out)]
     return shlex.join(parts)
 
@@ -126,7 +132,9 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     # Imported here: the runner and report pull in the whole search and plotly, which every
     # other `harnesspro` command would otherwise pay for at start-up.
 
-    base = load_config(args.config, args.set)
+    out = args.out.resolve()
+    fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
+    base = load_config(args.config, [*args.set, *fast])
     seeds = parse_seeds(args.profile_seeds)
     # None: each run keeps the config's seed, in runs/<variant>-p<profile> as before
     run_seeds: list[int | None] = [None]
@@ -139,7 +147,6 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     )
     if base.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before anything is written when the sandbox cannot run
-    out = args.out.resolve()
     started = time.monotonic()
     start_ray(base.ray)
     several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"

@@ -94,6 +94,12 @@ class EvaluationConfig(Strict):
     rollout_cache: Path | None = None
     """A SQLite file of finished rollouts shared between runs: a rollout whose key (tree,
     task, attempt, model and profile, seed, price, limits) is there is copied, not rerun."""
+    verdict_memo: Path | None = None
+    """The benchmark's fast mode (`harnesspro bench --fast`): a SQLite file of official
+    verdicts by task and final file system, so a rollout that leaves a state already graded
+    is not graded again. Sound only where the verifier reads nothing but the task's files,
+    as in the scripted world; not for real tasks. Its rollouts never mix with others in the
+    rollout cache."""
 
 
 class ReportsConfig(Strict):

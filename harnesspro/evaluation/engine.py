@@ -79,6 +79,7 @@ def rollout_inputs(
         retry=ctx.config.gateway.retry_policy(),
         grade=grade,
         behaviour=ctx.behaviour,
+        verdict_memo=memo.resolve() if (memo := ctx.config.evaluation.verdict_memo) else None,
     )
 
 

@@ -13,7 +13,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnesspro.core.model_config import ModelConfig, Price
-from harnesspro.core.records import RolloutResult, RolloutSpec, RolloutStatus, Usage, total_usage
+from harnesspro.core.records import (
+    RolloutResult,
+    RolloutSpec,
+    RolloutStatus,
+    Task,
+    Usage,
+    VerifierEvidence,
+    total_usage,
+)
 from harnesspro.core.registry import upstream_class
 from harnesspro.core.retry import RetryPolicy, fitted
 from harnesspro.core.rollout_budget import RolloutBudget
@@ -24,6 +32,7 @@ from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
 from harnesspro.execution.harness_entry import harness_command, harness_toolenv
 from harnesspro.execution.outcome import HarnessError, InfraError, blame, classify, total_cost
+from harnesspro.execution.verdict_memo import VerdictMemo, memo_key
 from harnesspro.sandbox import make_sandbox
 from harnesspro.sandbox.contract import Limits, Mount, Sandbox, SandboxResult, map_paths
 from harnesspro.sandbox.local import Local
@@ -62,6 +71,8 @@ class RolloutInputs:
     grade: bool = True
     """Run the official verifier (search rollouts may skip it: evaluation.official_on_search)."""
     behaviour: BehaviourProfile = DEFAULT_PROFILE  # trusted side: the gateway's only
+    verdict_memo: Path | None = None
+    """The fast mode's memo of official verdicts (execution/verdict_memo.py), or None."""
 
 
 def write_tree(root: Path, files: Mapping[str, bytes]) -> Path:
@@ -170,6 +181,25 @@ def _run_harness(
     return result
 
 
+def graded(inputs: RolloutInputs, task: Task, layout: Layout, sandbox: Sandbox) -> VerifierEvidence:
+    """The official verdict on the layout's state: from the verdict memo when this state was
+    graded before (the fast mode), else by running the verifier (kept in the memo)."""
+    if inputs.verdict_memo is None:
+        return grade(task, layout, sandbox)
+    key = memo_key(inputs.task.digest, layout.root, layout.logs)
+    memo = VerdictMemo(inputs.verdict_memo)
+    try:
+        known = memo.get(key) if key else None
+        if known is not None:
+            return known
+        verdict = grade(task, layout, sandbox)
+        if key:
+            memo.put(key, verdict)
+        return verdict
+    finally:
+        memo.close()
+
+
 def _infra_result(inputs: RolloutInputs, reason: str) -> RolloutResult:
     """Our side could not set the task up: never counted as the harness's failure."""
     return RolloutResult(
@@ -245,7 +275,7 @@ def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> 
     except SnapshotLimit as exc:
         workspace = Snapshot()
         status, reason = blame(status, reason, str(exc))
-    verdict = grade(task, layout, sandbox) if inputs.grade else None
+    verdict = graded(inputs, task, layout, sandbox) if inputs.grade else None
     trajectory = read_regular(tmp / "out" / "trajectory.jsonl", TRAJECTORY_CAP) or b""
     return RolloutResult(
         key=inputs.spec.key,

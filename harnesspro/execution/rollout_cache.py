@@ -16,7 +16,6 @@ from pathlib import Path
 from harnesspro.core.records import RolloutResult
 from harnesspro.execution.rollout import RolloutInputs
 
-
 PACKAGE = Path(__file__).parents[1]  # the harnesspro package
 SHAPING_FOLDERS = ("sandbox", "execution/fakes", "execution/gateway")
 """Folders of our own code that shape a rollout, beside execution/rollout.py."""
@@ -62,6 +61,7 @@ def cache_key(inputs: RolloutInputs) -> str:
         inputs.behaviour.digest(),
         inputs.task.digest,  # the task as shipped, and what the scripted policy knows of it
         repr(inputs.script),
+        inputs.verdict_memo is not None,  # the fast mode's results stay apart from real ones
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
