@@ -101,3 +101,29 @@ def test_sampled_profiles_mix_typos_with_quiet_kinds(tmp_path: Path) -> None:
     bad.write_text("slip_kinds: {typos: 1}\n")
     with pytest.raises(ProfileError, match="slip_kinds"):
         load_profile(bad)
+
+
+def test_slips_spoil_only_files_inside_the_working_folder(monkeypatch) -> None:
+    """passwd_shell_report's instruction names /etc/passwd and /bin/sh: a slip that spoiled
+    them renamed the host's /bin/sh under the `local` backend. Over every built-in task and
+    a profile whose every step slips in an output-spoiling way, each spoiled path lies under
+    the working folder."""
+    from harnesspro.execution.fakes.task_script import script_for
+    from harnesspro.tasks.loader import builtin_suite_dir, load_task
+
+    passwd = script_for(load_task(builtin_suite_dir() / "passwd_shell_report"))
+    assert {"/etc/passwd", "/bin/sh"} <= set(passwd.outputs)
+    assert not {"/etc/passwd", "/bin/sh"} & set(passwd.own_outputs())
+    spoiled: list[str] = []
+    real = slips.corruption
+    monkeypatch.setattr(slips, "corruption", lambda k, p: spoiled.append(p) or real(k, p))
+    spoiling = {k: (1.0 if k in slips.ON_OUTPUT else 0.0) for k in slips.KINDS}
+    profile = BehaviourProfile(p_slip=1.0, slip_kinds=spoiling)
+    for folder in sorted(builtin_suite_dir().iterdir()):
+        script = script_for(load_task(folder))
+        spoiled.clear()
+        for seed in range(6):
+            plan_actions(script, PLAIN, f"s{seed}", profile)
+        assert spoiled or not script.own_outputs(), folder.name
+        outside = [p for p in spoiled if not p.startswith(script.workdir + "/")]
+        assert not outside, (folder.name, outside)

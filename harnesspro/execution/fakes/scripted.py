@@ -158,7 +158,7 @@ def _issue_step(
     kind = "step"
     if slip < slip_rate(script, traits, profile, partial):
         u = stream(seed, "kind", i).random()
-        kind = slips.choose(profile.slip_kinds, u, bool(script.outputs))
+        kind = slips.choose(profile.slip_kinds, u, bool(script.own_outputs()))
     p_notice = profile.verify_notice if traits.verify else profile.p_notice
     if kind == "typo":
         actions = [Action("slip", slips.typo(step), i)]
@@ -185,7 +185,8 @@ def _spoil_outputs(
     spoils = []
     for i, kind in quiet:
         pick = stream(seed, "spoiled", i).random()
-        spoils.append(slips.corruption(kind, script.outputs[int(pick * len(script.outputs))]))
+        own = script.own_outputs()
+        spoils.append(slips.corruption(kind, own[int(pick * len(own))]))
     command = "\n".join([actions[last].command, *spoils])
     return [*actions[:last], Action("quiet", command, quiet[0][0]), *actions[last + 1 :]]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from harnesspro.core.records import Task
 from harnesspro.execution.fakes import variants
@@ -63,6 +64,12 @@ class TaskScript:
     difficulty: str = "medium"
     long_inputs: tuple[str, ...] = ()  # inputs a skimmed read shows only in part
     variants: tuple[tuple[str, str], ...] = ()  # (output file, kind) its official tests accept
+
+    def own_outputs(self) -> tuple[str, ...]:
+        """The outputs inside the working folder, the only files a slip may spoil: a path the
+        instruction names elsewhere (/etc/passwd, /bin/sh) belongs to the system, and under
+        the `local` backend it is the host's."""
+        return tuple(p for p in self.outputs if PurePosixPath(p).is_relative_to(self.workdir))
 
 
 @dataclass(frozen=True)
