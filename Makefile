@@ -47,7 +47,7 @@ test: lint
 	$(VENV)/bin/harnesspro doctor
 	@if [ -n "$${CI:-}" ] && ! command -v chromium >/dev/null 2>&1; then \
 	    echo "make test: Chromium is missing and scripts/install_chromium.sh could not install it." >&2; exit 1; fi
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=25
 
 clean:
 	rm -rf $(VENV) *.egg-info

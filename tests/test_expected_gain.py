@@ -18,7 +18,7 @@ from tests.conftest import tiny_config
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
     folder = tmp_path_factory.mktemp("gain")
-    evolution = {"strategy": "harnesspro", "epochs": 2, "rollouts_per_task": 2}
+    evolution = {"strategy": "harnesspro", "epochs": 2, "rollouts_per_task": 1}
     evaluation = {"final": False, "validation_rollouts": 0}
     tiny_config(folder, evolution=evolution, evaluation=evaluation)
     with pytest.MonkeyPatch.context() as patch:

@@ -12,8 +12,9 @@
   - `wrong_name`: an output is written under another name (`out.csv` -> `out_final.csv`);
   - `skip`: the step is silently skipped; a harmless listing runs instead.
 The quiet kinds that change an output act after the last reference step (earlier steps'
-outputs are usually rewritten by later ones), on one output the instruction names; a task
-whose instruction names no output slips by typo instead. Which kind a slip is follows the
+outputs are usually rewritten by later ones), on one output the instruction names inside the
+working folder (never a system file it mentions, such as /etc/passwd); a task whose
+instruction names no such output slips by typo instead. Which kind a slip is follows the
 profile's `slip_kinds` weights.
 """
 
