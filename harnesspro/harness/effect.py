@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,14 +102,28 @@ def effect_tasks() -> tuple[Path, ...]:
     return tuple(sorted(p for p in EFFECT_TASKS.iterdir() if (p / "task.toml").is_file()))
 
 
+def _done(result: RolloutResult) -> Future[RolloutResult]:
+    future: Future[RolloutResult] = Future()
+    future.set_result(result)
+    return future
+
+
+SMOKE_THREADS = 4
+"""Smoke rollouts run at once: each mostly waits on its sandboxed processes, and none of the
+run's rollouts is in flight while a candidate is made."""
+
+
 def signatures(
     candidate: Path, sandbox: str, smoke: RolloutResult | None = None
 ) -> dict[str, Signature]:
     """The candidate's signature on each smoke task (`smoke`: the validator's rollout, when
-    given, on the trivial one)."""
-    found = {SMOKE: signature(smoke or smoke_rollout(candidate, sandbox))}
-    for task in effect_tasks():
-        found[task.name] = signature(smoke_rollout(candidate, sandbox, task))
+    given, on the trivial one); the smoke rollouts run side by side (each on its own task)."""
+    tasks = effect_tasks()
+    with ThreadPoolExecutor(max_workers=SMOKE_THREADS) as pool:
+        trivial = _done(smoke) if smoke else pool.submit(smoke_rollout, candidate, sandbox)
+        others = [pool.submit(smoke_rollout, candidate, sandbox, task) for task in tasks]
+        found = {SMOKE: signature(trivial.result())}
+        found |= {task.name: signature(f.result()) for task, f in zip(tasks, others, strict=True)}
     return found
 
 
