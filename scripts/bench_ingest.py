@@ -1,7 +1,8 @@
 """The driver's ingestion rate: how many finished rollouts per second it can record (artifacts
-written to the run folder, a ledger row, the progress bar), i.e. the engine's `recorder`, fed
-pre-made results so no rollout runs while timing. The results are copies of one real rollout
-(seed harness on a built-in task), each under its own key.
+written to the run folder, a ledger row, the progress bar), i.e. the run's record of rollouts
+(`LedgerBook.recording`, run/book.py), fed pre-made results so no rollout runs while timing.
+The results are copies of one real rollout (seed harness on a built-in task), each under its
+own key.
 
 Usage: .venv/bin/python scripts/bench_ingest.py [N]
 """
@@ -16,11 +17,13 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import Progress
 
+from harnesspro.cli.progress import ConsoleProgress
 from harnesspro.core.config import RunConfig
-from harnesspro.evaluation import engine
+from harnesspro.evaluation.engine import rollout_inputs
+from harnesspro.evaluation.rollouts import task_payload
 from harnesspro.execution.rollout import run_rollout
+from harnesspro.run.book import LedgerBook, rollout_settings
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
 
@@ -33,16 +36,15 @@ def main(n: int) -> None:
         ctx = RunContext.open(config, RunFolder(Path(root) / "run"), Console(quiet=True))
         seed = ctx.seed()
         files = ctx.repo.files(seed.commit)
-        task = ctx.splits.coreset[0]
-        payload = engine.task_payload(ctx, task)
-        batch = [engine.rollout_inputs(ctx, seed, files, payload, task, a, 0) for a in range(n)]
+        settings = rollout_settings(ctx)
+        payload = task_payload(ctx.tasks[ctx.splits.coreset[0]], scripted=True)
+        batch = [rollout_inputs(settings, seed, files, payload, a, 0) for a in range(n)]
         real = run_rollout(batch[0])
         results = [dataclasses.replace(real, key=inputs.spec.key) for inputs in batch]
         size = len(real.trajectory) + len(real.gateway_log) + sum(map(len, real.workspace.values()))
         console = Console(file=io.StringIO(), force_terminal=True)
-        with Progress(console=console) as progress:
-            bar = progress.add_task("ingest", total=n)
-            record = engine.recorder(ctx, "coreset", lambda: progress.advance(bar))
+        book = LedgerBook(ctx.ledger, ctx.run, ConsoleProgress(console))
+        with book.recording("ingest", n, "coreset") as record:
             started = time.perf_counter()
             for inputs, result in zip(batch, results, strict=True):
                 record(inputs, result)

@@ -37,8 +37,10 @@ from harnesspro.core.execution_config import RayConfig
 from harnesspro.core.model_config import LatencyConfig, ModelConfig
 from harnesspro.core.records import RolloutResult
 from harnesspro.evaluation import engine
+from harnesspro.evaluation.rollouts import task_payload
 from harnesspro.execution import scheduler
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.run.book import rollout_settings
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
 
@@ -74,10 +76,11 @@ def make_batch(args: argparse.Namespace, root: Path) -> list[RolloutInputs]:
     seed = ctx.seed()
     files = ctx.repo.files(seed.commit)
     tasks = ctx.splits.coreset
-    payloads = {t: engine.task_payload(ctx, t) for t in tasks}
+    settings = rollout_settings(ctx)
+    payloads = {t: task_payload(ctx.tasks[t], scripted=True) for t in tasks}
     return [
-        engine.rollout_inputs(ctx, seed, files, payloads[tasks[i % len(tasks)]],
-                              tasks[i % len(tasks)], i // len(tasks), 0)
+        engine.rollout_inputs(settings, seed, files, payloads[tasks[i % len(tasks)]],
+                              i // len(tasks), 0)
         for i in range(args.rollouts)
     ]  # fmt: skip
 

@@ -30,6 +30,7 @@ from harnesspro.harness.effect import (
 from harnesspro.improvers.account import SearchAccount
 from harnesspro.improvers.editor.apply import UNPROVEN, Edit, apply_plan_or_catalog
 from harnesspro.improvers.editor.llm import LLMEditor
+from harnesspro.run.book import rollout_settings
 from harnesspro.run.context import RunContext, seed_template
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.checktask import validate_task
@@ -75,9 +76,10 @@ def record_child(ctx: RunContext, child: Candidate, attempts: range, hooked: boo
     events = trajectory(COMMANDS).split("\n")
     if hooked:
         events.insert(3, json.dumps({"type": "hook", "step": 1, "ts": 0, "name": "notice"}))
+    settings = rollout_settings(ctx)
     for task_id in ctx.splits.coreset:
         for attempt in attempts:
-            key = rollout_key(ctx, child, task_id, attempt)
+            key = rollout_key(settings, child, task_id, attempt)
             usage = Usage(uncached_input=800, cached_input=100, output=40)
             result = RolloutResult(key, "ok", usage, 0.008, 1.0, 5, None, "\n".join(events), "", {})
             spec = RolloutSpec(key, child.id, task_id, attempt, 1)

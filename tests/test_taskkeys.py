@@ -14,6 +14,8 @@ import pytest
 from harnesspro.core.config import RunConfig
 from harnesspro.core.ledger import Ledger
 from harnesspro.evaluation.engine import rollout_key
+from harnesspro.execution.settings import RolloutSettings
+from harnesspro.run.book import rollout_settings
 from harnesspro.tasks.keys import keyed_hashes
 from harnesspro.tasks.loader import TaskError, load_task
 from tests.conftest import builtin_task
@@ -33,8 +35,9 @@ def task_copy(tmp_path: Path) -> Path:
     return Path(shutil.copytree(source, tmp_path / "suite" / "fix_word_wrap"))
 
 
-def ctx_for(hashes: dict[str, str] | None) -> Any:
-    return SimpleNamespace(config=RunConfig(), behaviour=None, task_hashes=hashes)
+def settings_for(hashes: dict[str, str] | None) -> RolloutSettings:
+    ctx: Any = SimpleNamespace(config=RunConfig(), price=None, behaviour=None, task_hashes=hashes)
+    return rollout_settings(ctx)
 
 
 def test_a_new_run_keys_with_each_tasks_content_hash(tmp_path: Path, task_copy: Path) -> None:
@@ -43,14 +46,14 @@ def test_a_new_run_keys_with_each_tasks_content_hash(tmp_path: Path, task_copy: 
     hashes = keyed_hashes(ledger, {task.id: task})
     assert hashes == {task.id: folder_hash(task_copy)}
     candidate: Any = SimpleNamespace(tree="abc123")
-    before = rollout_key(ctx_for(hashes), candidate, task.id, 0)
+    before = rollout_key(settings_for(hashes), candidate, task.id, 0)
     (task_copy / "tests" / "test.sh").write_text("#!/bin/bash\necho changed\n")
     changed = keyed_hashes(Ledger(tmp_path / "other.sqlite"), {task.id: task})
     assert changed is not None and changed[task.id] == folder_hash(task_copy)
-    assert rollout_key(ctx_for(changed), candidate, task.id, 0) != before
+    assert rollout_key(settings_for(changed), candidate, task.id, 0) != before
     # Same task content, same key: finished rollouts are found again on resume.
-    assert rollout_key(ctx_for(changed), candidate, task.id, 0) == rollout_key(
-        ctx_for(dict(changed)), candidate, task.id, 0
+    assert rollout_key(settings_for(changed), candidate, task.id, 0) == rollout_key(
+        settings_for(dict(changed)), candidate, task.id, 0
     )
 
 
@@ -78,9 +81,9 @@ def test_a_ledger_keyed_before_task_hashes_keeps_its_keys(tmp_path: Path, task_c
     task = load_task(task_copy)
     ledger = Ledger(tmp_path / "ledger.sqlite")
     candidate: Any = SimpleNamespace(tree="abc123")
-    old_key = rollout_key(ctx_for(None), candidate, task.id, 0)
+    old_key = rollout_key(settings_for(None), candidate, task.id, 0)
     record_rollout(ledger, old_key, task.id)
     hashes = keyed_hashes(ledger, {task.id: task})
     assert hashes is None
     # Resuming computes the same key, so the finished rollout is not run again.
-    assert rollout_key(ctx_for(hashes), candidate, task.id, 0) in ledger.rollout_keys()
+    assert rollout_key(settings_for(hashes), candidate, task.id, 0) in ledger.rollout_keys()

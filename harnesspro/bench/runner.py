@@ -17,8 +17,8 @@ from harnesspro.core.config import RunConfig, apply_override
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Plan
-from harnesspro.evaluation.engine import evaluate
 from harnesspro.evaluation.heldout import held_out_frame, summarise
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.evolution.strategies import STRATEGIES
 from harnesspro.evolution.strategies.nsga2 import apply_genome

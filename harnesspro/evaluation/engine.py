@@ -1,35 +1,68 @@
-"""Evaluating candidates on a split: the rollouts (candidates x tasks x attempts) not in the
-ledger yet, within the rollout cap, run by the scheduler (`execution.scheduler`) or taken from
-the rollout cache, each recorded in the ledger as it finishes (so a run resumes)."""
+"""Evaluating candidates on a split: the rollouts (candidates x tasks x attempts) not recorded
+yet, within the rollout cap, run by the scheduler (`execution.scheduler`) or taken from the
+rollout cache, each handed to the run's record as it finishes (so a run resumes).
+
+A step over typed records: it reads the run's `RolloutSettings`, a `Request`, the candidates'
+files and the task payloads, and asks the run's record (a `RolloutBook`) for nothing but what
+that protocol names; the run side is `evaluation/rollouts.py` and `run/book.py`."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec
-from harnesspro.execution.fakes.task_script import TaskScript, script_for
+from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Task
+from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.rollout import RolloutInputs
 from harnesspro.execution.rollout_cache import RolloutCache
-from harnesspro.execution.scheduler import Slots, ensure_ray, rollout_cpus, run_all
-from harnesspro.run.context import RunContext
-from harnesspro.tasks.runtime import TaskBundle, bundle_task
+from harnesspro.execution.scheduler import Slots, ensure_ray, run_all
+from harnesspro.execution.settings import RolloutSettings
+from harnesspro.tasks.runtime import TaskBundle
 
 Split = Literal["coreset", "validation", "test"]
+Record = Callable[[RolloutInputs, RolloutResult], None]
 
 
-def rollout_key(ctx: RunContext, candidate: Candidate, task_id: str, attempt: int) -> str:
+class RolloutBook(Protocol):
+    """What the engine asks of the run's record of rollouts."""
+
+    def finished_keys(self) -> set[str]:
+        """Keys of the rollouts recorded already: never run again."""
+        ...
+
+    def recording(self, label: str, total: int, split: Split) -> AbstractContextManager[Record]:
+        """Within it, the function that records one finished rollout of a batch of `total`
+        (its artifacts, its row, the progress)."""
+        ...
+
+    def record_discarded(
+        self, inputs: RolloutInputs, result: RolloutResult, split: Split, tried: int
+    ) -> None:
+        """A try that ended in an infrastructure error and is run again (its spend counts)."""
+        ...
+
+    def search_dollars(self) -> float:
+        """Target-model dollars of the search's rollouts so far."""
+        ...
+
+    def mark_stopped(self, why: str) -> None:
+        """Mark the run stopped, unless it is already (the first reason stays)."""
+        ...
+
+
+def rollout_key(settings: RolloutSettings, candidate: Candidate, task_id: str, attempt: int) -> str:
     """Hash of everything that determines a rollout: finished keys are never rerun."""
-    m, sb = ctx.config.model, ctx.config.sandbox
+    m = settings.model
     parts: tuple[object, ...] = (candidate.tree, task_id, attempt, m.name, m.upstream)
-    parts += (m.base_url, sb.timeout_s)
+    parts += (m.base_url, settings.timeout_s)
     if m.upstream == "scripted" and m.behaviour.configured:  # default-profile keys unchanged
-        parts += (ctx.behaviour.digest(),)
-    if ctx.task_hashes is not None:  # a changed task is a new rollout (harnesspro/tasks/keys.py)
-        parts += (ctx.task_hashes[task_id],)
+        parts += (settings.behaviour.digest(),)
+    if settings.task_hashes is not None:  # a changed task is a new rollout (tasks/keys.py)
+        parts += (settings.task_hashes[task_id],)
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:20]
 
 
@@ -38,54 +71,48 @@ class TaskPayload:
     """A task as shipped to workers (its folder as data, cached per hash on the worker);
     read once per batch, not once per rollout."""
 
+    task: Task
     bundle: TaskBundle
     script: TaskScript | None
 
 
-def task_payload(ctx: RunContext, task_id: str) -> TaskPayload:
-    task = ctx.tasks[task_id]
-    scripted = ctx.config.model.upstream == "scripted"
-    return TaskPayload(bundle_task(task), script_for(task) if scripted else None)
-
-
 def rollout_inputs(
-    ctx: RunContext,
+    settings: RolloutSettings,
     candidate: Candidate,
     harness_files: dict[str, bytes],
     task: TaskPayload,
-    task_id: str,
     attempt: int,
     epoch: int,
     grade: bool = True,
 ) -> RolloutInputs:
     """Everything one rollout needs, as data for a Ray worker."""
-    meta = ctx.tasks[task_id]
-    key = rollout_key(ctx, candidate, task_id, attempt)
+    meta = task.task
+    key = rollout_key(settings, candidate, meta.id, attempt)
     return RolloutInputs(
-        spec=RolloutSpec(key, candidate.id, task_id, attempt, epoch),
+        spec=RolloutSpec(key, candidate.id, meta.id, attempt, epoch),
         harness_files=harness_files,
         task_json={"id": meta.id, "instruction": meta.instruction, "workdir": meta.workdir},
         task=task.bundle,
         script=task.script,
-        model=ctx.config.model,
-        price=ctx.price,
-        timeout_s=min(ctx.config.sandbox.timeout_s, meta.timeout_s),
+        model=settings.model,
+        price=settings.price,
+        timeout_s=min(settings.timeout_s, meta.timeout_s),
         # Fixed per task and attempt: candidates are compared on common random numbers.
-        sampling_seed=f"{ctx.config.seed}:{task_id}:{attempt}",
+        sampling_seed=f"{settings.seed}:{meta.id}:{attempt}",
         token=secrets.token_hex(16),
-        sandbox=ctx.config.sandbox.backend,
-        memory_mb=ctx.config.sandbox.memory_mb,
-        budget=ctx.config.gateway.rollout_budget,
-        retry=ctx.config.gateway.retry_policy(),
+        sandbox=settings.sandbox,
+        memory_mb=settings.memory_mb,
+        budget=settings.budget,
+        retry=settings.retry,
         grade=grade,
-        behaviour=ctx.behaviour,
-        verdict_memo=memo.resolve() if (memo := ctx.config.evaluation.verdict_memo) else None,
+        behaviour=settings.behaviour,
+        verdict_memo=settings.verdict_memo,
     )
 
 
 @dataclass(frozen=True)
 class Evaluated:
-    """What one `evaluate` call did."""
+    """What one evaluation did."""
 
     ran: int
     skipped: tuple[str, ...] = ()
@@ -99,7 +126,38 @@ class Evaluated:
         )
 
 
+@dataclass(frozen=True)
+class Request:
+    """One evaluation: each candidate on each task for each attempt, at most `cap` new
+    rollouts (None: no cap), whole candidates only."""
+
+    candidates: tuple[Candidate, ...]
+    task_ids: tuple[str, ...]
+    attempts: tuple[int, ...]
+    epoch: int
+    split: Split = "coreset"
+    cap: int | None = None
+
+
 Todo = tuple[Candidate, str, int]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The rollouts of a request still to run, in order (candidate, task, attempt)."""
+
+    request: Request
+    todo: tuple[Todo, ...]
+    skipped: tuple[str, ...]
+    """Candidates left out whole by the request's cap."""
+
+    def candidates(self) -> list[Candidate]:
+        """The candidates with a rollout to run, once each, in order."""
+        return list({c.id: c for c, _, _ in self.todo}.values())
+
+    def task_ids(self) -> list[str]:
+        """The tasks with a rollout to run, once each, in order."""
+        return list(dict.fromkeys(t for _, t, _ in self.todo))
 
 
 def within_cap(todo: Sequence[Todo], cap: int | None) -> tuple[list[Todo], tuple[str, ...]]:
@@ -118,103 +176,94 @@ def within_cap(todo: Sequence[Todo], cap: int | None) -> tuple[list[Todo], tuple
     return kept, tuple(skipped)
 
 
-def evaluate(
-    ctx: RunContext,
-    candidates: list[Candidate],
-    epoch: int,
-    split: Split = "coreset",
-    task_ids: Sequence[str] | None = None,
-    attempts: Sequence[int] | None = None,
-    cap: int | None = None,
-) -> Evaluated:
-    """Rollouts of each candidate on each task of `split` (default: all of it) for each of
-    `attempts` (default: the G attempts 0..G-1), skipping finished ones; at most `cap` new
-    rollouts, whole candidates only."""
-    tasks = getattr(ctx.splits, split) if task_ids is None else task_ids
-    tries = range(ctx.config.evolution.rollouts_per_task) if attempts is None else attempts
-    done = ctx.ledger.rollout_keys()
+def plan_rollouts(settings: RolloutSettings, request: Request, book: RolloutBook) -> Batch:
+    """The request's rollouts not in the book yet, within its cap."""
+    done = book.finished_keys()
     wanted = [
         (c, t, a)
-        for c in candidates
-        for t in tasks
-        for a in tries
-        if rollout_key(ctx, c, t, a) not in done
+        for c in request.candidates
+        for t in request.task_ids
+        for a in request.attempts
+        if rollout_key(settings, c, t, a) not in done
     ]
-    todo, skipped = within_cap(wanted, cap)
+    todo, skipped = within_cap(wanted, request.cap)
+    return Batch(request, tuple(todo), skipped)
+
+
+def run_rollouts(
+    settings: RolloutSettings,
+    batch: Batch,
+    files: Mapping[str, dict[str, bytes]],
+    tasks: Mapping[str, TaskPayload],
+    book: RolloutBook,
+) -> Evaluated:
+    """Run the batch: `files` holds each of its candidates' harness files (by candidate id),
+    `tasks` each of its tasks; the run is marked stopped when the dollar cap cut it short."""
+    todo, skipped, request = batch.todo, batch.skipped, batch.request
     if not todo:
         return Evaluated(0, skipped)
-    if run_batch(ctx, todo, epoch, split):
+    if run_batch(settings, batch, files, tasks, book):
         return Evaluated(len(todo), skipped)
-    reason = f"budget.max_target_dollars ({ctx.config.budget.max_target_dollars}) reached"
-    if not ctx.ledger.meta("stopped"):
-        ctx.ledger.set_meta("stopped", f"{reason} in epoch {epoch} ({split} split)")
+    reason = f"budget.max_target_dollars ({settings.max_target_dollars}) reached"
+    book.mark_stopped(f"{reason} in epoch {request.epoch} ({request.split} split)")
     return Evaluated(len(todo), skipped, (f"{reason}: no new rollouts are scheduled",))
 
 
-def run_batch(ctx: RunContext, todo: list[Todo], epoch: int, split: Split) -> bool:
-    """Run (or take from the rollout cache) every rollout of `todo` and record each one;
+def run_batch(
+    settings: RolloutSettings,
+    batch: Batch,
+    files: Mapping[str, dict[str, bytes]],
+    tasks: Mapping[str, TaskPayload],
+    book: RolloutBook,
+) -> bool:
+    """Run (or take from the rollout cache) every rollout of the batch and record each one;
     False when the dollar cap stopped the batch early."""
-    files = {c.id: ctx.repo.files(c.commit) for c, _, _ in todo}
-    payloads = {t: task_payload(ctx, t) for t in dict.fromkeys(t for _, t, _ in todo)}
-    grade = split == "test" or ctx.config.evaluation.official_on_search
-    batch = [
-        rollout_inputs(ctx, c, files[c.id], payloads[t], t, a, epoch, grade) for c, t, a in todo
+    epoch, split = batch.request.epoch, batch.request.split
+    grade = split == "test" or settings.official_on_search
+    inputs = [
+        rollout_inputs(settings, c, files[c.id], tasks[t], a, epoch, grade)
+        for c, t, a in batch.todo
     ]
-    store = ctx.config.evaluation.rollout_cache
+    store = settings.rollout_cache
     cache = RolloutCache(store) if store else None
-    cached = {id(i): hit for i in batch if cache and (hit := cache.get(i)) is not None}
-    fresh = [i for i in batch if id(i) not in cached]
+    cached = {id(i): hit for i in inputs if cache and (hit := cache.get(i)) is not None}
+    fresh = [i for i in inputs if id(i) not in cached]
     if fresh:
-        ensure_ray(ctx.config.ray)
-    names = ", ".join(dict.fromkeys(c.id for c, _, _ in todo))
-    with ctx.progress.track(f"epoch {epoch} {split}: rollouts of {names}", len(batch)) as step:
-        record = recorder(ctx, split, step)
+        ensure_ray(settings.ray)
+    label = f"epoch {epoch} {split}: rollouts of {', '.join(c.id for c in batch.candidates())}"
+    with book.recording(label, len(inputs), split) as record:
 
-        def record_and_keep(inputs: RolloutInputs, result: RolloutResult) -> None:
-            record(inputs, result)
-            if cache and id(inputs) not in cached:
-                cache.put(inputs, result)
+        def record_and_keep(done: RolloutInputs, result: RolloutResult) -> None:
+            record(done, result)
+            if cache and id(done) not in cached:
+                cache.put(done, result)
 
-        for inputs in batch:
-            if id(inputs) in cached:
-                record(inputs, cached[id(inputs)])
-        cpus = rollout_cpus(ctx.config)
+        for each in inputs:
+            if id(each) in cached:
+                record(each, cached[id(each)])
         finished = run_all(
             fresh,
             record_and_keep,
-            Slots(cpus, ctx.config.ray.max_in_flight),
-            cpus,
-            infra_retries=ctx.config.gateway.infra_retries,
-            should_stop=dollar_cap_reached(ctx) if split != "test" else lambda: False,
-            on_discard=lambda i, r, t: ctx.ledger.record_discarded(i.spec, r, split, t),
+            Slots(settings.rollout_cpus, settings.ray.max_in_flight),
+            settings.rollout_cpus,
+            infra_retries=settings.infra_retries,
+            should_stop=dollar_cap_reached(settings, book) if split != "test" else lambda: False,
+            on_discard=lambda i, r, t: book.record_discarded(i, r, split, t),
         )
     if cache:
         cache.close()
     return finished
 
 
-def recorder(
-    ctx: RunContext, split: str, advance: Callable[[], None]
-) -> Callable[[RolloutInputs, RolloutResult], None]:
-    """What the driver does with each finished rollout: artifacts, ledger row, progress."""
-
-    def record(inputs: RolloutInputs, result: RolloutResult) -> None:
-        artifacts = ctx.run.save_rollout(result)
-        ctx.ledger.record_rollout(inputs.spec, result, artifacts, split)
-        advance()
-
-    return record
-
-
-def dollar_cap_reached(ctx: RunContext) -> Callable[[], bool]:
+def dollar_cap_reached(settings: RolloutSettings, book: RolloutBook) -> Callable[[], bool]:
     """Whether the search's target-model dollars reached `budget.max_target_dollars`.
 
-    Checked before each submission, from the ledger: rollouts already in flight still finish,
+    Checked before each submission, from the book: rollouts already in flight still finish,
     so the overshoot is at most the cost of the rollouts in flight (the cluster's slots, or
     `ray.max_in_flight`).
     """
-    cap = ctx.config.budget.max_target_dollars
+    cap = settings.max_target_dollars
     if cap is None:
         return lambda: False
 
-    return lambda: ctx.ledger.search_dollars() >= cap
+    return lambda: book.search_dollars() >= cap

@@ -29,7 +29,6 @@ from harnesspro.core.metrics import Shortfall, known_mean, on_split, row_tokens,
 from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate
 from harnesspro.core.uncertainty import Uncertainty, bootstrap
-from harnesspro.evaluation.engine import evaluate
 from harnesspro.evaluation.resolution import (
     UNKNOWN_BAND,
     Band,
@@ -37,6 +36,7 @@ from harnesspro.evaluation.resolution import (
     resolution_band,
     versus_label,
 )
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.folder import RunFolder
 from harnesspro.run.operating_points import RunNotFound

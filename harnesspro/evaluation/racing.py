@@ -14,7 +14,8 @@ from scipy.special import betaincinv
 
 from harnesspro.core.metrics import scored
 from harnesspro.core.records import Candidate
-from harnesspro.evaluation.engine import Evaluated, evaluate
+from harnesspro.evaluation.engine import Evaluated
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.run.context import RunContext
 
 LEVEL = 0.9

@@ -6,7 +6,8 @@ coreset. Only aggregates leave this module: improvers never read validation roll
 from __future__ import annotations
 
 from harnesspro.core.metrics import on_split
-from harnesspro.evaluation.engine import Evaluated, evaluate
+from harnesspro.evaluation.engine import Evaluated
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.validation_scores import validation_ids
 

@@ -14,8 +14,9 @@ from harnesspro.core.metrics import scored, search_rollouts
 from harnesspro.core.money import dollars, share
 from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty, bootstrap
-from harnesspro.evaluation.engine import Evaluated, Split, evaluate
+from harnesspro.evaluation.engine import Evaluated, Split
 from harnesspro.evaluation.racing import race_first, race_rest
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evaluation.scoring import freeze_tests
 from harnesspro.evaluation.selection.select import Selected
 from harnesspro.evaluation.validation import seeded_tasks, validate

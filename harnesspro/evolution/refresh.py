@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from harnesspro.core.metrics import on_split, scored
-from harnesspro.evaluation.engine import evaluate
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evaluation.scoring import freeze_tests
 from harnesspro.evolution.score_step import score_pending
 from harnesspro.run.context import SEED_ID, RunContext

@@ -10,7 +10,8 @@ console.
 from __future__ import annotations
 
 from harnesspro.core.records import Candidate
-from harnesspro.evaluation.engine import Evaluated, evaluate
+from harnesspro.evaluation.engine import Evaluated
+from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.harness.effect import Signature, coreset_difference, signature_of
 from harnesspro.improvers.editor.apply import UNPROVEN
 from harnesspro.run.context import RunContext

@@ -1,0 +1,48 @@
+"""What every rollout of a run shares: the engine's settings (`evaluation/engine.py`), read
+once from the run config by the run side (`run/book.py`), so the engine never reads the
+config itself."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from harnesspro.core.execution_config import RayConfig
+from harnesspro.core.model_config import ModelConfig, Price
+from harnesspro.core.retry import RetryPolicy
+from harnesspro.core.rollout_budget import RolloutBudget
+from harnesspro.execution.fakes.behaviour import BehaviourProfile
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """The run's rollout settings, as the engine needs them."""
+
+    model: ModelConfig
+    price: Price | None
+    """None: an unpriced model (`model.allow_unpriced`), cost unknown."""
+    seed: int
+    """The run's seed; with the task and the attempt, each rollout's sampling seed."""
+    timeout_s: float
+    """`sandbox.timeout_s`; a task's own limit can only lower it."""
+    sandbox: str
+    memory_mb: int
+    budget: RolloutBudget
+    """Caps per rollout (`gateway.rollout_budget`)."""
+    retry: RetryPolicy
+    """Retries of one model call (`gateway.*`)."""
+    infra_retries: int
+    behaviour: BehaviourProfile
+    """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
+    task_hashes: Mapping[str, str] | None
+    """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
+    official_on_search: bool
+    """Run the official verifier on search rollouts too (test rollouts always run it)."""
+    verdict_memo: Path | None
+    rollout_cache: Path | None
+    ray: RayConfig
+    rollout_cpus: float
+    """CPUs one rollout requests from Ray."""
+    max_target_dollars: float | None
+    """The run's dollar cap on search rollouts (`budget.max_target_dollars`)."""
