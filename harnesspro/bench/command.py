@@ -16,6 +16,7 @@ from rich.console import Console
 from harnesspro.bench import report, yardstick
 from harnesspro.bench.arithmetic import Point
 from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
+from harnesspro.bench.shards import run_shards
 from harnesspro.bench.split import resolution
 from harnesspro.bench.yardstick import Yardstick, setup_key
 from harnesspro.core.config import RunConfig, load_config
@@ -54,6 +55,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="fast mode: official verdicts memoised by task and final file system "
         "(evaluation.verdict_memo = OUT/verdicts.sqlite); sound in the scripted world only",
+    )
+    bench.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="bench processes side by side, each on a share of the profiles (same OUT); "
+        "the serial parts of one process's runs leave a core idle",
     )
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
 
@@ -113,6 +121,7 @@ def command_line(args: argparse.Namespace) -> str:
     parts += [flag for flag, on in (("--no-racing", args.no_racing), ("--composer", args.composer),
               ("--exhaustive", args.exhaustive), ("--fast", args.fast)) if on]  # fmt: skip
     parts += [f"--set={s}" for s in args.set] + ["--out", str(args.out)]
+    parts += ["--workers", str(args.workers)] if args.workers != 1 else []
     return shlex.join(parts)
 
 
@@ -136,6 +145,8 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
     base = load_config(args.config, [*args.set, *fast])
     seeds = parse_seeds(args.profile_seeds)
+    if args.workers < 1:
+        raise ConfigError(f"--workers {args.workers}: give 1 or more processes.")
     # None: each run keeps the config's seed, in runs/<variant>-p<profile> as before
     run_seeds: list[int | None] = [None]
     if args.run_seeds.strip():
@@ -148,11 +159,13 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     if base.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before anything is written when the sandbox cannot run
     started = time.monotonic()
-    start_ray(base.ray)
     several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"
     console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
     (out / "command.txt").parent.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(command_line(args) + "\n")
+    if args.workers > 1 and len(seeds) > 1:
+        run_shards(shlex.split(command_line(args))[1:], seeds, args.workers, out, console)
+    start_ray(base.ray)
     outcomes, extra, sticks = [], {}, {}
     for profile in seeds:
         mine = [
