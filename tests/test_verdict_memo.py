@@ -111,3 +111,20 @@ def test_memo_round_trip(tmp_path: Path) -> None:
     assert memo.get("k") == _verdict(False)
     assert memo.get("other") is None
     memo.close()
+
+
+def test_a_memo_with_a_real_model_is_refused(tmp_path: Path, capsys) -> None:
+    """Reusing verdicts is sound only in the scripted world: with a real model the setting is
+    one sentence naming it, exit 2, and nothing is run."""
+    from harnesspro.cli import main
+
+    config = tmp_path / "real.yaml"
+    config.write_text(
+        "name: real\n"
+        "model: {name: gpt-4o-mini, upstream: openai, base_url: 'http://127.0.0.1:9/v1'}\n"
+        f"evaluation: {{verdict_memo: {tmp_path / 'memo.sqlite'}}}\n"
+    )
+    assert main(["evolve", "--config", str(config), "--run-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "evaluation.verdict_memo" in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists() and not (tmp_path / "memo.sqlite").exists()

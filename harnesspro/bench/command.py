@@ -138,9 +138,6 @@ def timing(out: Path, seconds: float, units: int, variants: int) -> str:
 
 
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
-    # Imported here: the runner and report pull in the whole search and plotly, which every
-    # other `harnesspro` command would otherwise pay for at start-up.
-
     out = args.out.resolve()
     fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
     base = load_config(args.config, [*args.set, *fast])

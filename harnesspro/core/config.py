@@ -87,6 +87,11 @@ class RunConfig(Strict):
                 "selection.validated chooses on validation scores, so "
                 "evaluation.validation_rollouts must not be 0"
             )
+        if self.evaluation.verdict_memo and self.model.upstream != "scripted":
+            raise ValueError(
+                "evaluation.verdict_memo reuses official verdicts, which is sound only in the "
+                "scripted world (model.upstream: scripted); remove it for a real model"
+            )
         return self
 
 
