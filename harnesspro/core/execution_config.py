@@ -98,8 +98,8 @@ class EvaluationConfig(Strict):
     """The benchmark's fast mode (`harnesspro bench --fast`): a SQLite file of official
     verdicts by task and final file system, so a rollout that leaves a state already graded
     is not graded again. Sound only where the verifier reads nothing but the task's files,
-    as in the scripted world; not for real tasks. Its rollouts never mix with others in the
-    rollout cache."""
+    as in the scripted world, so a real model (`model.upstream` other than `scripted`) is
+    refused. Its rollouts never mix with others in the rollout cache."""
 
 
 class ReportsConfig(Strict):
