@@ -14,7 +14,9 @@ from harnesspro.execution.fakes import slips
 from harnesspro.execution.fakes.behaviour import BehaviourProfile, ProfileError, load_profile
 from harnesspro.execution.fakes.sampling import sample_profile
 from harnesspro.execution.fakes.scripted import plan_actions
+from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.fakes.traits import Traits
+from harnesspro.tasks.loader import builtin_suite_dir, load_task
 from tests.test_policy import QUIET, SCRIPT, STEPS
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
@@ -108,9 +110,6 @@ def test_slips_spoil_only_files_inside_the_working_folder(monkeypatch) -> None:
     them renamed the host's /bin/sh under the `local` backend. Over every built-in task and
     a profile whose every step slips in an output-spoiling way, each spoiled path lies under
     the working folder."""
-    from harnesspro.execution.fakes.task_script import script_for
-    from harnesspro.tasks.loader import builtin_suite_dir, load_task
-
     passwd = script_for(load_task(builtin_suite_dir() / "passwd_shell_report"))
     assert {"/etc/passwd", "/bin/sh"} <= set(passwd.outputs)
     assert not {"/etc/passwd", "/bin/sh"} & set(passwd.own_outputs())

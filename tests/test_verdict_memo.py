@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from harnesspro.cli import main
 from harnesspro.core.records import VerifierEvidence
 from harnesspro.execution import rollout
 from harnesspro.execution.verdict_memo import TooBig, VerdictMemo, memo_key, tree_digest
@@ -116,8 +117,6 @@ def test_memo_round_trip(tmp_path: Path) -> None:
 def test_a_memo_with_a_real_model_is_refused(tmp_path: Path, capsys) -> None:
     """Reusing verdicts is sound only in the scripted world: with a real model the setting is
     one sentence naming it, exit 2, and nothing is run."""
-    from harnesspro.cli import main
-
     config = tmp_path / "real.yaml"
     config.write_text(
         "name: real\n"
