@@ -3,18 +3,17 @@ code that compiles, and a smoke rollout on a trivial task that must complete."""
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from pathlib import Path
 
 import yaml
 
-from harnesspro.core.fsnames import raw
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
 from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.harness_entry import requirements_problem
 from harnesspro.execution.rollout import RolloutInputs, run_rollout
+from harnesspro.harness.smoke_memo import remembered, smoke_key
 from harnesspro.tasks.loader import folder_files, load_task
 from harnesspro.tasks.runtime import bundle_task
 
@@ -60,37 +59,24 @@ def smoke_rollout(
     candidate: Path, sandbox: str = "bubblewrap", task_dir: Path = SMOKE_TASK
 ) -> RolloutResult:
     """One rollout of the candidate on a smoke task (the trivial one unless `task_dir` names
-    another), on the scripted policy."""
+    another), on the scripted policy; remembered by the harness's files (`smoke_memo.py`)."""
     task = load_task(task_dir)
-    return run_rollout(
-        RolloutInputs(
-            spec=RolloutSpec("smoke", "smoke", task.id, 0, 0),
-            harness_files=folder_files(candidate),
-            task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
-            task=bundle_task(task),
-            script=script_for(task),
-            model=ModelConfig(),
-            price=SMOKE_PRICE,
-            timeout_s=60.0,
-            sampling_seed="smoke",
-            token="smoke-rollout-token",
-            sandbox=sandbox,
-        )
+    files = folder_files(candidate)
+    bundle = bundle_task(task)
+    inputs = RolloutInputs(
+        spec=RolloutSpec("smoke", "smoke", task.id, 0, 0),
+        harness_files=files,
+        task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
+        task=bundle,
+        script=script_for(task),
+        model=ModelConfig(),
+        price=SMOKE_PRICE,
+        timeout_s=60.0,
+        sampling_seed="smoke",
+        token="smoke-rollout-token",
+        sandbox=sandbox,
     )
-
-
-# Smoke rollouts by the harness's file contents: the smoke rollout is fixed (task, policy,
-# sampling seed), so equal files give the same result; a bench makes the same trees often.
-_SMOKES: dict[str, RolloutResult] = {}
-
-
-def _files_digest(files: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for rel in sorted(files):
-        if rel == ".git" or rel.startswith(".git/"):
-            continue  # a worktree's pointer to its repository, not harness content
-        digest.update(raw(rel) + b"\0" + hashlib.sha256(files[rel]).digest())
-    return digest.hexdigest()
+    return remembered(smoke_key(files, sandbox, bundle.digest), lambda: run_rollout(inputs))
 
 
 def validate_harness(
@@ -108,10 +94,7 @@ def checked(
     problem = static_problem(candidate, seed)
     if problem or not smoke:
         return problem, None
-    key = f"{sandbox}:{_files_digest(folder_files(candidate))}"
-    if key not in _SMOKES:
-        _SMOKES[key] = smoke_rollout(candidate, sandbox)
-    result = _SMOKES[key]
+    result = smoke_rollout(candidate, sandbox)
     if result.status != "ok":
         return f"smoke rollout ended {result.status}: {result.reason}", result
     return "", result
