@@ -14,7 +14,7 @@ from rich.console import Console
 
 from harnesspro.cli import main
 from harnesspro.core.config import load_config
-from harnesspro.core.yamlload import YamlTooLarge, load_bounded
+from harnesspro.core.yamlio import YamlTooLarge, load_bounded
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
 from harnesspro.tasks.loader import load_suite, load_task, task_files

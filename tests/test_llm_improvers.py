@@ -389,6 +389,7 @@ def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> 
     improver = {
         "name": "gemma-3-270m", "upstream": "openai", "base_url": llama_server,
         "allow_unpriced": True, "max_edit_steps": 1, "request": {"max_tokens": 32},
+        "context_tokens": 2048,  # every role fits its prompt (the server holds 4,096)
     }  # fmt: skip
     ctx = llm_run(tmp_path, improver)
     children = improve(ctx, 1, ["c000"])

@@ -17,7 +17,7 @@ from harnesspro.evaluation.heldout import open_run
 from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.execution.scheduler import check_ray
-from harnesspro.run.context import RunContext
+from harnesspro.run.context import RunContext, choose_tasks
 from harnesspro.run.estimate import describe, estimate_run, past_cap
 from harnesspro.run.folder import RunFolder, default_run_dir
 from harnesspro.sandbox.bubblewrap import Bubblewrap
@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
 
 def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     config = load_config(args.config, args.set)
-    spend = estimate_run(config)
+    chosen = choose_tasks(config)
+    spend = estimate_run(config, chosen)
     for line in describe(spend, config):
         console.print(line, markup=False)
     over = past_cap(spend, config)
@@ -67,7 +68,7 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
         console.print(f"warning: sandbox limit not enforced here: {note}", markup=False)
     if config.sandbox.backend == "local":
         console.print(LOCAL_WARNING, markup=False)
-    ctx = RunContext.open(config, run, console, ConsoleProgress(console))
+    ctx = RunContext.open(config, run, console, ConsoleProgress(console), chosen)
     for line in ctx.skipped:
         console.print(line, markup=False)
     if ctx.ledger.meta("status") == "complete":

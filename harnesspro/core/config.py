@@ -34,7 +34,7 @@ from harnesspro.core.search_config import (
     SelectionConfig,
     TasksConfig,
 )
-from harnesspro.core.yamlload import YamlTooLarge, load_bounded
+from harnesspro.core.yamlio import YamlTooLarge, load_bounded
 
 
 class RunConfig(Strict):

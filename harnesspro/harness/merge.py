@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
+from harnesspro.core import yamlio
 
 MISSING: Any = object()
 """A key absent on one side (added or deleted there)."""
@@ -46,5 +46,5 @@ def merge_values(base: Any, ours: Any, theirs: Any, path: str = "") -> Any:
 
 def merge_yaml(base: str, ours: str, theirs: str) -> str:
     """The merged YAML text (written as the catalog edits write it); MergeConflict if none."""
-    before, mine, other = (yaml.safe_load(text) or {} for text in (base, ours, theirs))
-    return yaml.safe_dump(merge_values(before, mine, other), sort_keys=False)
+    before, mine, other = (yamlio.load(text) or {} for text in (base, ours, theirs))
+    return yamlio.dump(merge_values(before, mine, other))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from harnesspro.core import yamlio
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
 from harnesspro.execution.fakes.task_script import script_for
@@ -43,7 +44,7 @@ def static_problem(candidate: Path, seed: Path | None) -> str:
     config = candidate / "harness.yaml"
     if config.is_file():
         try:
-            if not isinstance(yaml.safe_load(config.read_text()), dict):
+            if not isinstance(yamlio.load(config.read_text()), dict):
                 return "harness.yaml is not a mapping"
         except yaml.YAMLError as exc:
             return f"harness.yaml does not parse: {str(exc).splitlines()[0]}"

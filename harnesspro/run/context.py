@@ -61,6 +61,22 @@ def runnable_tasks(tasks: list[Task]) -> tuple[dict[str, Task], tuple[str, ...]]
     return kept, tuple(skipped)
 
 
+@dataclass(frozen=True)
+class TaskChoice:
+    """The suite's tasks this machine can run, a line naming each one left out, and the
+    splits drawn from them (drawn once per command: the estimate and the run share them)."""
+
+    tasks: dict[str, Task]
+    skipped: tuple[str, ...]
+    splits: Splits
+
+
+def choose_tasks(config: RunConfig) -> TaskChoice:
+    """Load the suite, keep what runs here, and draw (or read) the splits."""
+    tasks, skipped = runnable_tasks(load_suite(config.tasks.suite))
+    return TaskChoice(tasks, skipped, choose_splits(config, tasks, skipped))
+
+
 def check_ledger_kept(ledger: Ledger, run: RunFolder) -> None:
     """An empty ledger next to saved rollouts was lost or replaced: resuming on it would run,
     and bill, every one of those rollouts again."""
@@ -160,9 +176,15 @@ class RunContext:
 
     @classmethod
     def open(
-        cls, config: RunConfig, run: RunFolder, console: Console, progress: Progress = SILENT
+        cls,
+        config: RunConfig,
+        run: RunFolder,
+        console: Console,
+        progress: Progress = SILENT,
+        chosen: TaskChoice | None = None,
     ) -> RunContext:
-        """Validate what can be validated, then create or reopen the run folder."""
+        """Validate what can be validated, then create or reopen the run folder (`chosen`:
+        the config's tasks and splits when the caller has drawn them already)."""
         price = model_price(config)
         try:
             behaviour = resolve_profile(config.model.behaviour.seed, config.model.behaviour.profile)
@@ -170,8 +192,8 @@ class RunContext:
             raise ConfigError(str(exc)) from None
         if "llm" in (config.evolution.improver, config.evolution.synthesizer):
             improver_price(config)  # an unpriced improver model is refused before anything
-        tasks, skipped = runnable_tasks(load_suite(config.tasks.suite))
-        splits = choose_splits(config, tasks, skipped)
+        chosen = chosen or choose_tasks(config)
+        tasks, skipped, splits = chosen.tasks, chosen.skipped, chosen.splits
         run.open(config)
         ledger = Ledger(run.ledger)
         check_ledger_kept(ledger, run)

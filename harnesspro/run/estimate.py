@@ -21,8 +21,7 @@ from harnesspro.core.config import RunConfig
 from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
 from harnesspro.improvers.account import improver_price
-from harnesspro.run.context import choose_splits, model_price, runnable_tasks
-from harnesspro.tasks.loader import load_suite
+from harnesspro.run.context import TaskChoice, choose_tasks, model_price
 
 PROMPT_TOKENS = 1_500
 """System prompt, tool schema and task instruction of a rollout's first call."""
@@ -159,11 +158,11 @@ def estimate(
     )
 
 
-def estimate_run(config: RunConfig) -> Estimate:
-    """The estimate for a config: its splits as the run will draw them, its prices (an
-    unpriced model the config does not allow is refused here, as the run would)."""
-    tasks, skipped = runnable_tasks(load_suite(config.tasks.suite))
-    splits = choose_splits(config, tasks, skipped)
+def estimate_run(config: RunConfig, chosen: TaskChoice | None = None) -> Estimate:
+    """The estimate for a config: its splits as the run will draw them (`chosen`, when drawn
+    already), its prices (an unpriced model the config does not allow is refused here, as the
+    run would)."""
+    splits = (chosen or choose_tasks(config)).splits
     sizes = SplitSizes(len(splits.coreset), len(splits.validation), len(splits.test))
     llm = "llm" in (config.evolution.improver, config.evolution.synthesizer)
     return estimate(config, sizes, model_price(config), improver_price(config) if llm else None)

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from harnesspro.core.records import Task
-from harnesspro.core.yamlload import YamlTooLarge, load_bounded
+from harnesspro.core.yamlio import YamlTooLarge, load_bounded
 from harnesspro.tasks.dockerfile import declared_workdir
 from harnesspro.tasks.taskmeta import HarborMeta, TerminalBenchMeta, describe
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
-from harnesspro.core.yamlload import YamlTooLarge, load_bounded
+from harnesspro.core.yamlio import YamlTooLarge, load_bounded
 from harnesspro.execution.fakes import slips
 
 Mode = Literal["help", "none", "hurt"]

@@ -6,21 +6,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
+from harnesspro.core import yamlio
 
 Edit = Callable[[Path], None]
 Check = Callable[[Path], bool]
 
 
 def load_config(worktree: Path) -> dict[str, Any]:
-    config = yaml.safe_load((worktree / "harness.yaml").read_text())
+    config = yamlio.load((worktree / "harness.yaml").read_text())
     return config if isinstance(config, dict) else {}
 
 
 def update_config(worktree: Path, change: Callable[[dict[str, Any]], None]) -> None:
     config = load_config(worktree)
     change(config)
-    (worktree / "harness.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (worktree / "harness.yaml").write_text(yamlio.dump(config))
 
 
 def set_keys(**values: Any) -> tuple[Edit, Check]:

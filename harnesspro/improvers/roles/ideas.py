@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import yaml
+from harnesspro.core import yamlio
 
 Files = Mapping[str, str]
 QUOTED = re.compile(r'"([^"]{8,})"')
@@ -70,12 +70,12 @@ def failure_hint(agent, text, message):
 
 
 def _config(files: Files) -> dict[str, object]:
-    loaded = yaml.safe_load(files.get("harness.yaml", "")) or {}
+    loaded = yamlio.load(files.get("harness.yaml", "")) or {}
     return loaded if isinstance(loaded, dict) else {}
 
 
 def _dump(config: dict[str, object]) -> str:
-    return yaml.safe_dump(config, sort_keys=False)
+    return yamlio.dump(config)
 
 
 def _add_hook(files: Files, point: str, spec: Mapping[str, object]) -> str:

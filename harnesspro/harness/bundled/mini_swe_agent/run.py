@@ -1,10 +1,13 @@
 """mini-swe-agent behind the HarnessPro harness contract.
 
-mini-swe-agent's own loop (DefaultAgent, LitellmModel with bash tool calls, LocalEnvironment)
-runs the task in its working directory against the gateway, with the stock `mini.yaml`
-prompts plus the overrides in config.yaml. Two small additions: a reply without a tool call
-is the final answer (mini's `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` works too), and
-mini's messages are written to HARNESSPRO_OUT/trajectory.jsonl after every step.
+mini-swe-agent's own loop (DefaultAgent with bash tool calls, LocalEnvironment) runs the task
+in its working directory against the gateway, with the stock `mini.yaml` prompts plus the
+overrides in config.yaml. Its model is mini's tool-call model on the OpenAI client instead of
+litellm (same requests, same parsing and observation formatting from mini's own helpers;
+importing litellm alone took ~4 s of CPU at every rollout's start). Two small additions: a
+reply without a tool call is the final answer (mini's `echo
+COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` works too), and mini's messages are written to
+HARNESSPRO_OUT/trajectory.jsonl after every step.
 """
 
 from __future__ import annotations
@@ -16,14 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-# Offline and sandbox friendly; set before mini-swe-agent and litellm are imported.
+# Sandbox friendly; set before mini-swe-agent is imported.
 os.environ.update(
-    LITELLM_LOCAL_MODEL_COST_MAP="True",  # no cost-map download at import
-    LITELLM_OFFLINE_MODE="true",
     MSWEA_SILENT_STARTUP="1",
     MSWEA_GLOBAL_CONFIG_DIR="/tmp/mini-swe-agent",  # HOME is a scratch /tmp in the sandbox
-    MSWEA_COST_TRACKING="ignore_errors",  # the gateway meters cost; the model may be unpriced
-    MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT="1",  # the gateway already retries the upstream
 )
 
 import openai  # noqa: E402
@@ -31,19 +30,90 @@ import yaml  # noqa: E402
 from minisweagent import package_dir  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.environments.local import LocalEnvironment  # noqa: E402
-from minisweagent.exceptions import Submitted  # noqa: E402
-from minisweagent.models.litellm_model import LitellmModel  # noqa: E402
+from minisweagent.exceptions import FormatError, Submitted  # noqa: E402
+from minisweagent.models.utils.actions_toolcall import (  # noqa: E402
+    BASH_TOOL,
+    format_toolcall_observation_messages,
+    parse_toolcall_actions,
+)
+from minisweagent.models.utils.openai_multimodal import expand_multimodal_content  # noqa: E402
 from minisweagent.utils.serialize import recursive_merge  # noqa: E402
 
 OUT = Path(os.environ["HARNESSPRO_OUT"])
 STATUS = {"Submitted": "submitted", "LimitsExceeded": "step_cap", "TimeExceeded": "step_cap"}
 
 
-class Model(LitellmModel):
-    def _parse_actions(self, response: Any) -> list[dict[str, Any]]:
-        if not response.choices[0].message.tool_calls:
+# litellm's own request options in mini.yaml's model_kwargs, which the OpenAI client refuses.
+LITELLM_ONLY = {"drop_params"}
+
+
+class Model:
+    """mini's Model protocol: one chat completion per step with mini's bash tool; the gateway
+    meters cost and retries the upstream, so there is neither cost tracking nor retry here."""
+
+    def __init__(self, model_name: str, config: dict[str, Any]) -> None:
+        self.config = {**config, "model_name": model_name}
+        self.kwargs = {
+            k: v for k, v in config.get("model_kwargs", {}).items() if k not in LITELLM_ONLY
+        }
+        self.client = openai.OpenAI(
+            base_url=os.environ["OPENAI_BASE_URL"],
+            api_key=os.environ["OPENAI_API_KEY"],
+            max_retries=0,
+        )
+
+    def query(self, messages: list[dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
+        prepared: Any = [{k: v for k, v in m.items() if k != "extra"} for m in messages]
+        response = self.client.chat.completions.create(
+            model=self.config["model_name"],
+            messages=prepared,
+            tools=[BASH_TOOL],
+            **(self.kwargs | kwargs),
+        )
+        choice = response.choices[0]
+        extra = {
+            "response": response.model_dump(mode="json"),
+            "cost": 0.0,
+            "timestamp": time.time(),
+        }
+        try:
+            actions = self._actions(choice)
+        except FormatError as exc:  # mini keeps the reply with the error message
+            exc.messages[0]["extra"].update(extra)
+            raise
+        return {**choice.message.model_dump(mode="json"), "extra": {"actions": actions, **extra}}
+
+    def _actions(self, choice: Any) -> list[dict[str, Any]]:
+        if not choice.message.tool_calls:
             return []  # the final answer; Agent.execute_actions ends the run
-        return super()._parse_actions(response)
+        return parse_toolcall_actions(
+            choice.message.tool_calls,
+            format_error_template=self.config["format_error_template"],
+            template_kwargs={"finish_reason": choice.finish_reason},
+        )
+
+    def format_message(self, **kwargs: Any) -> dict[str, Any]:
+        return expand_multimodal_content(kwargs, pattern=self.config.get("multimodal_regex", ""))
+
+    def format_observation_messages(
+        self,
+        message: dict[str, Any],
+        outputs: list[dict[str, Any]],
+        template_vars: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        return format_toolcall_observation_messages(
+            actions=message.get("extra", {}).get("actions", []),
+            outputs=outputs,
+            observation_template=self.config["observation_template"],
+            template_vars=template_vars,
+            multimodal_regex=self.config.get("multimodal_regex", ""),
+        )
+
+    def get_template_vars(self, **kwargs: Any) -> dict[str, Any]:
+        return dict(self.config)
+
+    def serialize(self) -> dict[str, Any]:
+        return {"info": {"config": {"model": self.config, "model_type": "run.Model"}}}
 
 
 class Agent(DefaultAgent):
@@ -93,16 +163,12 @@ def main() -> int:
     stock = yaml.safe_load((package_dir / "config" / "mini.yaml").read_text())
     ours = yaml.safe_load((Path(__file__).parent / "config.yaml").read_text())
     config = recursive_merge(stock, ours)
-    config["model"]["model_kwargs"] |= {
-        "api_base": os.environ["OPENAI_BASE_URL"],
-        "api_key": os.environ["OPENAI_API_KEY"],
-    }
-    model = Model(model_name=f"openai/{os.environ['HARNESSPRO_MODEL']}", **config["model"])
+    model = Model(os.environ["HARNESSPRO_MODEL"], config["model"])
     env = LocalEnvironment(**{**config["environment"], "cwd": task["workdir"]})
     agent = Agent(model, env, **config["agent"])
     try:
         status = STATUS.get(agent.run(task["instruction"]).get("exit_status", ""), "model_error")
-    except openai.APIError as exc:  # litellm's errors subclass openai's
+    except openai.APIError as exc:
         status = "budget_exhausted" if getattr(exc, "status_code", 0) == 402 else "model_error"
     tool_calls = sum(len(m.get("extra", {}).get("actions", [])) for m in agent.messages)
     result = {"status": status, "steps": agent.n_calls, "tool_calls": tool_calls}
