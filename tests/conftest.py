@@ -45,6 +45,14 @@ FAKE_PRICE = Price(input=2.0, cached_input=0.5, output=8.0)
 FAST_RETRY = RetryPolicy(max_attempts=3, base_s=0.01, cap_s=1.0, budget_s=5.0)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding a slow test run first, each module kept together (its fixtures are
+    built once): the two workers share the long tests early and end on short ones, instead of
+    one idling while the other runs a long test collected near the end."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[None]:
     """An embedded Ray is ~4 s and ~0.8 GB to start: share one across the session."""

@@ -17,6 +17,8 @@ from harnesspro.reports.agreement import (
     write_agreement,
 )
 
+pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
+
 # Hand-labelled set of 10 rollouts, (synthesized verdict, official verdict), True = pass:
 #   both fail: #0 #1 #2          -> TP = 3
 #   synthesized fails only: #3   -> FP = 1

@@ -14,6 +14,8 @@ from harnesspro.harness.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.reports.levers import plan_levers
 from tests.conftest import tiny_config
 
+pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
+
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:

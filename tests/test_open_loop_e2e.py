@@ -16,6 +16,8 @@ from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.repo import HarnessRepo
 from tests.conftest import built_once, tiny_config
 
+pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
+
 
 @pytest.fixture(scope="module")
 def open_run(request: pytest.FixtureRequest) -> Path:

@@ -20,6 +20,8 @@ from harnesspro.reports.pareto_plot import TOKEN_AXIS
 from harnesspro.reports.rundata import load_run
 from tests.conftest import built_once
 
+pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
+
 
 @pytest.fixture(scope="module")
 def unpriced_run(request: pytest.FixtureRequest) -> tuple[Path, str]:
