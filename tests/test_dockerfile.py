@@ -9,6 +9,7 @@ import pytest
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.tasks import toolenv
 from harnesspro.tasks.dockerfile import logical_lines, parse_dockerfile
 from harnesspro.tasks.environment import Copy, Environment, NeedsContainer
 from harnesspro.tasks.layout import lay_out
@@ -132,7 +133,17 @@ def test_toolenv_key_is_order_and_spelling_insensitive() -> None:
     assert env_key(["b", "a"]) == env_key(["a", "b"]) != env_key(["a"])
 
 
-def test_toolenv_build_is_atomic_and_shared(tmp_path: Path) -> None:
+def test_toolenv_build_is_atomic_and_shared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds: list[Path] = []
+    build = toolenv._build
+
+    def counted(reqs: tuple[str, ...], final: Path) -> None:
+        builds.append(final)
+        build(reqs, final)
+
+    monkeypatch.setattr(toolenv, "_build", counted)
     envs: list[ToolEnv] = []
     threads = [
         threading.Thread(target=lambda: envs.append(ensure_toolenv([], tmp_path))) for _ in range(3)
@@ -142,6 +153,7 @@ def test_toolenv_build_is_atomic_and_shared(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert len(envs) == 3 and len({e.root for e in envs}) == 1
+    assert len(builds) == 1  # the other two waited for it instead of building their own
     # Only the published environment remains: no temporary build folders.
     assert [p.name for p in (tmp_path / "toolenvs").iterdir()] == [env_key([])]
 

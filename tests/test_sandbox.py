@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import fcntl
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,21 @@ def test_host_files_and_environment_are_hidden(
     code, out = run(f"cat {secret}; env")
     assert "s3cret" not in out
     assert "provider-key" not in out
+
+
+def test_harnesspro_cannot_be_imported_inside(tmp_path: Path) -> None:
+    # Outside, this interpreter imports harnesspro (editable installs: through a .pth finder).
+    script = (
+        "import sys\n"
+        "print('finder', any('__editable__' in name for name in sys.modules))\n"
+        "try:\n    import harnesspro\n    print('imported')\n"
+        "except ImportError:\n    print('absent')\n"
+    )
+    (tmp_path / "probe.py").write_text(script)
+    result = Bubblewrap().run(
+        [sys.executable, "/probe/probe.py"], [Mount(tmp_path, "/probe")], {}, "/", 10.0
+    )
+    assert result.stdout.split() == ["finder", "False", "absent"], result.stdout + result.stderr
 
 
 def test_no_network_to_the_host() -> None:

@@ -1,8 +1,9 @@
 """Cached tool environments: one venv per pip requirement set, built once and shared.
 
 An environment lives at `<cache>/toolenvs/<key>`, where the key hashes the sorted requirement
-set and the interpreter. It is built in a temporary sibling folder and renamed into place, so
-an aborted or concurrent build never leaves a half environment at the key.
+set and the interpreter; its modules' bytecode is shared with the other environments through
+`<cache>/bytecode` (see `bytecode.py`). It is built in a temporary sibling folder and renamed
+into place, so an aborted or concurrent build never leaves a half environment at the key.
 
 In the sandbox it is bound read-only under `/.harnesspro/toolenvs/<key>`, a folder no task
 file system binds (the cache may sit under a home folder the agent can write). Its scripts
@@ -11,6 +12,7 @@ find their interpreter next to themselves, so they run at either path.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import platform
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from harnesspro.sandbox.contract import Mount
 from harnesspro.sandbox.paths import sandbox_path
+from harnesspro.tasks.bytecode import compile_shared
 from harnesspro.tasks.run_commands import canonical_name
 
 PIP_TIMEOUT_S = 1800.0
@@ -95,11 +98,18 @@ def env_key(requirements: Sequence[str]) -> str:
 def ensure_toolenv(requirements: Sequence[str], cache: Path | None = None) -> ToolEnv:
     """The tool environment for `requirements`, built now if the cache lacks it."""
     reqs = normalise(requirements)
-    final = (cache or cache_root()) / "toolenvs" / env_key(reqs)
+    root = cache or cache_root()
+    final = root / "toolenvs" / env_key(reqs)
     if not (final / "bin" / "python").exists():
         final.parent.mkdir(parents=True, exist_ok=True)
-        _sweep(final.parent)
-        _build(reqs, final)
+        (root / "locks").mkdir(exist_ok=True)
+        # One build per key at a time, across processes: the others wait and reuse it (G
+        # rollouts of a task on a fresh machine would otherwise each build it).
+        with open(root / "locks" / f"toolenv-{final.name}", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not (final / "bin" / "python").exists():
+                _sweep(final.parent)
+                _build(reqs, final)
     return ToolEnv(final, reqs)
 
 
@@ -111,7 +121,8 @@ def _build(reqs: tuple[str, ...], final: Path) -> None:
         if reqs:
             # The host's pip installs into the new venv: no pip copy inside every environment.
             pip = [sys.executable, "-m", "pip", "--python", str(tmp / "bin" / "python")]
-            _check([*pip, "install", "--quiet", *reqs], reqs)
+            _check([*pip, "install", "--quiet", "--no-compile", *reqs], reqs)
+            compile_shared(tmp, final.parent.parent / "bytecode")
         _relocate(tmp, final)
         try:
             tmp.rename(final)

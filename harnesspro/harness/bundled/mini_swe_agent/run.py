@@ -81,7 +81,10 @@ class Model:
         except FormatError as exc:  # mini keeps the reply with the error message
             exc.messages[0]["extra"].update(extra)
             raise
-        return {**choice.message.model_dump(mode="json"), "extra": {"actions": actions, **extra}}
+        message: dict[str, Any] = {"role": "assistant", "content": choice.message.content or ""}
+        if choice.message.tool_calls:  # sent back as they came; nothing else of the reply is
+            message["tool_calls"] = [c.model_dump(mode="json") for c in choice.message.tool_calls]
+        return {**message, "extra": {"actions": actions, **extra}}
 
     def _actions(self, choice: Any) -> list[dict[str, Any]]:
         if not choice.message.tool_calls:
