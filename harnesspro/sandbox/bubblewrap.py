@@ -4,6 +4,7 @@ file-size caps, output cap, and a wall-clock timeout that kills every process it
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sysconfig
@@ -51,10 +52,12 @@ def _system_args(binds: Binds) -> None:
         binds.add("--ro-bind", "/dev/null", str(pth))
 
 
-def editable_pth_files() -> list[Path]:
-    """The .pth files of an editable harnesspro install in the interpreter's site-packages."""
+@functools.cache
+def editable_pth_files() -> tuple[Path, ...]:
+    """The .pth files of an editable harnesspro install in the interpreter's site-packages
+    (looked up once per process, not at every sandbox start)."""
     site = Path(sysconfig.get_path("purelib"))
-    return sorted(site.glob("__editable__.harnesspro-*.pth"))
+    return tuple(sorted(site.glob("__editable__.harnesspro-*.pth")))
 
 
 def bwrap_argv(
