@@ -65,14 +65,18 @@ def ray_session() -> Iterator[None]:
 
 
 def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
-    """A small run config on the scripted policy (3 coreset tasks, G = 2, 1 epoch). Search
-    rollouts skip the official verifier (about half a scripted rollout's time) unless a test's
-    `evaluation` section asks for it: only the agreement report reads those verdicts. The
-    dashboard is written once, when the run ends, unless `reports` asks for every epoch."""
+    """A small run config on the scripted policy: 3 coreset tasks at G = 2, 1 epoch, 2
+    validation tasks x 1 rollout and 4 test tasks (left to themselves, validation takes every
+    task the other splits leave, 27, and the test split 10: together most of a tiny run's
+    rollouts). Search rollouts skip the official verifier (about half a scripted rollout's
+    time): only the agreement report reads those verdicts. The dashboard is written once,
+    when the run ends. A section a test names replaces these defaults key by key (`tasks`
+    and `evolution` as a whole)."""
     data: dict[str, object] = {
         "name": "tiny",
         "model": {"name": "scripted", "upstream": "scripted"},
         "prices": {"scripted": SCRIPTED_PRICE.model_dump()},
+        "tasks": {"test_fraction": 0.1},
         "coreset": {"size": 3},
         "evolution": {"epochs": 1, "rollouts_per_task": 2},
     }
@@ -81,7 +85,8 @@ def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
     # run the previous method unless they name a strategy; test_expected_gain.py runs the
     # default one.
     data["evolution"] = {"strategy": "harnesspro-v1", **dict(data["evolution"])}
-    data["evaluation"] = {"official_on_search": False, **dict(sections.get("evaluation", {}))}
+    small = {"official_on_search": False, "validation_tasks": 2, "validation_rollouts": 1}
+    data["evaluation"] = {**small, **dict(sections.get("evaluation", {}))}
     data["reports"] = {"dashboard": "end", **dict(sections.get("reports", {}))}
     path = folder / "tiny.yaml"
     path.write_text(yaml.safe_dump(data))

@@ -29,7 +29,7 @@ from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evaluation.scoring import freeze_tests
 from harnesspro.evolution.score_step import score_pending
 from harnesspro.run.context import SEED_ID, RunContext
-from harnesspro.tasks.coreset import select_coreset
+from harnesspro.tasks.coreset_memo import remembered_coreset
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def trade(
     k = min(len(solved), len(unsolved))
     if k == 0:
         return Trade((), ())
-    picked = select_coreset([instructions[t] for t in unsolved], k)
+    picked = remembered_coreset([instructions[t] for t in unsolved], k)
     return Trade(tuple(sorted(solved)[:k]), tuple(sorted(unsolved[i] for i in picked)))
 
 

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from harnesspro.core.records import Task
-from harnesspro.tasks.coreset import select_coreset
+from harnesspro.tasks.coreset_memo import remembered_coreset
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ def make_splits(tasks: list[Task], test_fraction: float, seed: int, coreset_size
     ordered = sorted(tasks, key=lambda t: _rank(seed, t.id))
     n_test = round(len(tasks) * test_fraction)
     test, pool = ordered[:n_test], sorted(ordered[n_test:], key=lambda t: t.id)
-    picked = select_coreset([t.instruction for t in pool], min(coreset_size, len(pool)))
+    picked = remembered_coreset([t.instruction for t in pool], min(coreset_size, len(pool)))
     coreset = tuple(sorted(pool[i].id for i in picked))
     return Splits(
         coreset=coreset,
