@@ -33,9 +33,11 @@ def unpriced_run(request: pytest.FixtureRequest) -> tuple[Path, str]:
         config.write_text(
             "name: unpriced\n"
             "model: {name: mystery-model, upstream: scripted, allow_unpriced: true}\n"
+            "tasks: {test_fraction: 0.1}\n"
             "coreset: {size: 2}\n"
             "evolution: {epochs: 1, rollouts_per_task: 1}\n"
-            "evaluation: {validation_tasks: 1, validation_rollouts: 1, attempts: 1}\n"
+            "evaluation: {validation_tasks: 1, validation_rollouts: 1, attempts: 1,\n"
+            "             official_on_search: false}\n"
         )
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
