@@ -15,7 +15,8 @@ target; a round ends when its run completes, and its ledger is compared. Rounds 
 N kills are made and every phase has one. Prints N, the kills per phase and the mismatches
 (0 when resume is faithful); exits 1 on any mismatch or a phase never killed. `--small`
 runs a smaller config (2 coreset tasks, G = 1, 2 held-out tasks, no official verifier on
-search rollouts) for the slow test.
+search rollouts) for the slow test. With RAY_ADDRESS set the runs join that Ray cluster instead
+of each starting an embedded one: a kill then ends the run's driver, and Ray the tasks it owned.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def start(config: Path, run_dir: Path) -> subprocess.Popen[bytes]:
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the run's process group: the run if alive, and its Ray processes."""
+    """SIGKILL the run's process group: the run if alive, and its embedded Ray's processes."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()

@@ -64,6 +64,25 @@ def ray_session() -> Iterator[None]:
     ray.shutdown()
 
 
+def joined_ray_env() -> dict[str, str]:
+    """This process's environment with RAY_ADDRESS naming the test worker's embedded Ray
+    (started if a test shut it down), for `evolve` processes a test starts: they join it as
+    they would a cluster instead of each starting a Ray of their own (~8 s and ~5 CPU-s
+    apiece). Killing such a process kills its driver; Ray ends the tasks it owned."""
+    from harnesspro.core.execution_config import RayConfig
+    from harnesspro.execution.scheduler import ensure_ray
+
+    ensure_ray(RayConfig(num_cpus=2))
+    address = ray.get_runtime_context().gcs_address
+    return {**os.environ, "RAY_ADDRESS": address, "RAY_AUTH_MODE": "token"}
+
+
+@pytest.fixture
+def ray_env() -> dict[str, str]:
+    """`joined_ray_env()` for a test."""
+    return joined_ray_env()
+
+
 def tiny_config(folder: Path, **sections: dict[str, object]) -> Path:
     """A small run config on the scripted policy: 3 coreset tasks at G = 2, 1 epoch, 2
     validation tasks x 1 rollout and 4 test tasks (left to themselves, validation takes every
@@ -155,14 +174,22 @@ def wait_for_file(path: Path, proc: subprocess.Popen[str], limit_s: float = 600.
         time.sleep(0.1)
 
 
-def start_evolve(config: Path, run_dir: Path) -> tuple[list[str], subprocess.Popen[str]]:
+def start_evolve(
+    config: Path, run_dir: Path, env: dict[str, str] | None = None
+) -> tuple[list[str], subprocess.Popen[str]]:
     """Start `evolve` on `config` into `run_dir` in its own process group (so a test can kill
-    it and its embedded Ray's agents with one `os.killpg`); returns the argv, for a second run,
-    and the process."""
+    it, and an embedded Ray's agents if it started one, with one `os.killpg`), in `env`
+    (`ray_env` joins the test worker's Ray); returns the argv, for a second run, and the
+    process."""
     argv = [sys.executable, "-m", "harnesspro", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
     proc = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
     )
     return argv, proc
 
@@ -174,11 +201,18 @@ def seed_repo(folder: Path) -> tuple[HarnessRepo, Candidate]:
     return repo, Candidate("c000", commit, tree, None, None, None, 0)
 
 
-def run_own_group(argv: list[str], timeout_s: float = 900) -> subprocess.CompletedProcess[str]:
-    """Run `argv` in its own process group, then SIGKILL whatever of the group is left: an
-    `evolve` killed with -9 would otherwise leave its embedded Ray's agents orphaned."""
+def run_own_group(
+    argv: list[str], timeout_s: float = 900, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `argv` in its own process group (in `env`), then SIGKILL whatever of the group is
+    left: an `evolve` killed with -9 would otherwise leave an embedded Ray's agents orphaned."""
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
     )
     try:
         out, err = proc.communicate(timeout=timeout_s)

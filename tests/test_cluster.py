@@ -137,3 +137,20 @@ def test_faults_halve_the_limit_and_successes_grow_it_back() -> None:
     assert slots() == 20
     slots.success()  # back at the cluster's size: no more growth
     assert slots() == 20
+
+
+def test_an_unreachable_cluster_is_one_sentence_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refused(**_: object) -> None:  # what ray.init raises after its connect timeout
+        raise ConnectionError("Failed to connect to Ray cluster at 127.0.0.1:1")
+
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refused)
+    run_dir = tmp_path / "run"
+    assert main(["evolve", "--config", str(tiny_config(tmp_path)), "--run-dir", str(run_dir)]) == 2
+    said = capsys.readouterr()
+    assert "RAY_ADDRESS=127.0.0.1:1: cannot connect" in said.out + said.err
+    assert "Traceback" not in said.out + said.err
+    assert not run_dir.exists()

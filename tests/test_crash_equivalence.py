@@ -1,6 +1,7 @@
 """scripts/crash_equivalence.py on a small run: one kill -9 aimed at each phase (rollouts,
 improve, git, selection, reports, held-out), each followed by a resume; the final ledger
-equals an uninterrupted run's."""
+equals an uninterrupted run's. The runs join the test worker's Ray (RAY_ADDRESS), as on a
+cluster: a kill ends the run's driver and Ray ends the tasks it owned."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ PHASES = ("rollouts", "improve", "git", "selection", "reports", "held-out")
 
 
 @pytest.mark.slow
-def test_kills_in_every_phase_resume_to_the_uninterrupted_ledger(tmp_path: Path) -> None:
+def test_kills_in_every_phase_resume_to_the_uninterrupted_ledger(
+    tmp_path: Path, ray_env: dict[str, str]
+) -> None:
     argv = [sys.executable, str(SCRIPT), "--kills", "6", "--small", "--workdir", str(tmp_path)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=1200, env=ray_env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     summary = re.search(r"N = (\d+) kills over \d+ rounds \((.*)\)", done.stdout)
     assert summary, done.stdout

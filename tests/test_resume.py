@@ -40,20 +40,22 @@ def wait_for_epoch_one_rollouts(db_path: Path, proc: subprocess.Popen[str]) -> N
 
 
 @pytest.mark.slow
-def test_kill_during_epoch_one_rollouts_resumes_the_same_epoch(tmp_path: Path) -> None:
+def test_kill_during_epoch_one_rollouts_resumes_the_same_epoch(
+    tmp_path: Path, ray_env: dict[str, str]
+) -> None:
     evaluation = {"final": False, "validation_rollouts": 0}
     evolution = {"epochs": 1, "rollouts_per_task": 1}
     config = tiny_config(tmp_path, coreset={"size": 2}, evolution=evolution, evaluation=evaluation)
     run_dir = tmp_path / "run"
-    argv, first = start_evolve(config, run_dir)
+    argv, first = start_evolve(config, run_dir, ray_env)
     ledger = run_dir / "ledger.sqlite"
     wait_for_file(ledger, first)
     wait_for_epoch_one_rollouts(ledger, first)
-    os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run and its Ray's agents
+    os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run (Ray ends the tasks it owned)
     first.wait()
     plans, candidates = query(ledger, PLANS), query(ledger, CANDIDATES)
     assert plans and len(candidates) > 1
-    second = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=ray_env)
     assert second.returncode == 0, second.stderr[-2000:]
     assert "resuming epoch 1: its plans and candidates are reused" in second.stdout
     assert query(ledger, PLANS) == plans  # not re-planned

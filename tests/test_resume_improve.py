@@ -19,7 +19,7 @@ from harnesspro.core.ledger import Ledger
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.run.context import seed_template
-from tests.conftest import built_once, run_own_group, tiny_config
+from tests.conftest import built_once, joined_ray_env, run_own_group, tiny_config
 
 # Runs `harnesspro evolve` in this process with two hooks: it counts planning steps and edit
 # attempts (worktrees started) into a JSON file, and at `point` it sends itself SIGKILL right
@@ -72,14 +72,15 @@ TABLES = {
 
 
 def evolve(
-    tmp: Path, run_dir: Path, point: str, **sections: dict[str, object]
+    tmp: Path, run_dir: Path, point: str, env: dict[str, str], **sections: dict[str, object]
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
-    """One `evolve` through the runner; returns it and its counted calls."""
+    """One `evolve` through the runner, in `env` (joining the test worker's Ray); returns it
+    and its counted calls."""
     sections = {**SMALL, **sections}
     config = tiny_config(tmp, **sections)
     calls = tmp / f"calls-{point}.json"
     argv = ["--config", str(config), "--run-dir", str(run_dir)]
-    done = run_own_group([sys.executable, "-c", RUNNER, point, str(calls), *argv])
+    done = run_own_group([sys.executable, "-c", RUNNER, point, str(calls), *argv], env=env)
     return done, json.loads(calls.read_text()) if calls.exists() else {}
 
 
@@ -91,7 +92,7 @@ def tables(run_dir: Path) -> dict[str, list[tuple[object, ...]]]:
 @pytest.fixture(scope="module")
 def uninterrupted(request: pytest.FixtureRequest) -> dict[str, list[tuple[object, ...]]]:
     def build(tmp: Path) -> None:
-        done, _ = evolve(tmp, tmp / "run", "none")
+        done, _ = evolve(tmp, tmp / "run", "none", joined_ray_env())
         assert done.returncode == 0, done.stderr[-2000:]
 
     return tables(built_once(request, "resume-improve-clean", build) / "run")
@@ -99,23 +100,25 @@ def uninterrupted(request: pytest.FixtureRequest) -> dict[str, list[tuple[object
 
 @pytest.mark.slow
 def test_kills_inside_improve_resume_the_same_step(
-    tmp_path: Path, uninterrupted: dict[str, list[tuple[object, ...]]]
+    tmp_path: Path,
+    uninterrupted: dict[str, list[tuple[object, ...]]],
+    ray_env: dict[str, str],
 ) -> None:
     """Two kills in a row, each resumed: first right after the first child is committed in
     git (not in the ledger yet), then, in the resumed process, right after that edit is
     recorded. Each resume re-plans nothing and redoes no recorded edit, and the run that
     survives both ends as the uninterrupted one."""
     run_dir = tmp_path / "run"
-    killed, calls = evolve(tmp_path, run_dir, "commit_candidate")
+    killed, calls = evolve(tmp_path, run_dir, "commit_candidate", ray_env)
     assert killed.returncode == -9, killed.stderr[-2000:]  # it died at the hook
     assert calls["make_plans"] == 1  # killed in epoch 1's improve step (the only one)
     assert calls["start_candidate"] == 1  # ... inside its first edit
     # The half-made child is in git only: its edit is redone (once), then recorded.
-    killed, calls = evolve(tmp_path, run_dir, "record_edit")
+    killed, calls = evolve(tmp_path, run_dir, "record_edit", ray_env)
     assert killed.returncode == -9, killed.stderr[-2000:]
     assert calls.get("make_plans", 0) == 0  # nothing re-planned
     assert calls["start_candidate"] == 1
-    resumed, calls = evolve(tmp_path, run_dir, "none")
+    resumed, calls = evolve(tmp_path, run_dir, "none", ray_env)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert tables(run_dir) == uninterrupted
     assert "journaled plans reused" in resumed.stdout
@@ -172,16 +175,18 @@ NSGA2 = {
 
 
 @pytest.mark.slow
-def test_a_killed_nsga2_epoch_resumes_without_redrawing_its_offspring(tmp_path: Path) -> None:
+def test_a_killed_nsga2_epoch_resumes_without_redrawing_its_offspring(
+    tmp_path: Path, ray_env: dict[str, str]
+) -> None:
     clean = tmp_path / "clean"
     clean.mkdir()
-    done, _ = evolve(clean, clean / "run", "none", **NSGA2)
+    done, _ = evolve(clean, clean / "run", "none", ray_env, **NSGA2)
     assert done.returncode == 0, done.stderr[-2000:]
     run_dir = tmp_path / "run"
-    killed, calls = evolve(tmp_path, run_dir, "record_edit", **NSGA2)
+    killed, calls = evolve(tmp_path, run_dir, "record_edit", ray_env, **NSGA2)
     assert killed.returncode == -9, killed.stderr[-2000:]
     assert calls["offspring_plans"] == 1
-    resumed, calls = evolve(tmp_path, run_dir, "none", **NSGA2)
+    resumed, calls = evolve(tmp_path, run_dir, "none", ray_env, **NSGA2)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert tables(run_dir) == tables(clean / "run")
     assert calls.get("offspring_plans", 0) == 0  # the journaled offspring are reused

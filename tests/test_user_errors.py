@@ -111,18 +111,18 @@ def test_rollout_command_honours_allow_unpriced(
 
 
 @pytest.mark.slow
-def test_changed_frozen_test_is_one_sentence(tmp_path: Path) -> None:
+def test_changed_frozen_test_is_one_sentence(tmp_path: Path, ray_env: dict[str, str]) -> None:
     config = tiny_config(tmp_path, evaluation={"final": False})
     run_dir = tmp_path / "run"
-    argv, first = start_evolve(config, run_dir)
+    argv, first = start_evolve(config, run_dir, ray_env)
     frozen = run_dir / "synth_tests"
     wait_for_file(frozen, first)
-    os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run and its Ray's agents
+    os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run (Ray ends the tasks it owned)
     first.wait()
     victim = sorted(frozen.glob("*.json"))[0]
     test = json.loads(victim.read_text())
     victim.write_text(json.dumps({**test, "task_id": test["task_id"] + "-edited"}))
-    second = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    second = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=ray_env)
     assert second.returncode == 2
     assert second.stderr.strip().splitlines() == [
         f"harnesspro: {victim}: changed after it was frozen; restore it, or start a new run folder."

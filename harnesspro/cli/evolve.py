@@ -16,7 +16,7 @@ from harnesspro.core.config_base import MAX_REPEATS, ConfigError
 from harnesspro.evaluation.heldout import open_run
 from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.loop import run_evolution
-from harnesspro.execution.scheduler import check_ray
+from harnesspro.execution.scheduler import check_cluster
 from harnesspro.run.context import RunContext, choose_tasks
 from harnesspro.run.estimate import describe, estimate_run, past_cap
 from harnesspro.run.folder import RunFolder, default_run_dir
@@ -60,7 +60,7 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     run = RunFolder((args.run_dir or default_run_dir(config)).resolve())
     if over and not args.yes and not run.ledger.is_file():  # a resumed run was approved
         raise ConfigError(f"{args.config}: {over}")
-    check_ray(config.ray)
+    check_cluster(config.ray)
     if config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail early, before anything is written, when the sandbox cannot run
     console.print(f"run folder: {run.root}")

@@ -37,6 +37,14 @@ def check_ray(config: RayConfig) -> None:
         )
 
 
+def check_cluster(config: RayConfig) -> None:
+    """Refuse ignored settings, and join the cluster now when RAY_ADDRESS names one: one that
+    cannot be reached is refused before a run writes anything."""
+    check_ray(config)
+    if os.environ.get("RAY_ADDRESS"):
+        ensure_ray(config)
+
+
 def ensure_ray(config: RayConfig) -> None:
     """Join the cluster when RAY_ADDRESS is set, else start (or reuse) an embedded Ray."""
     if ray.is_initialized():
@@ -44,12 +52,24 @@ def ensure_ray(config: RayConfig) -> None:
     check_ray(config)
     quiet: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if os.environ.get("RAY_ADDRESS"):
-        ray.init(address=os.environ["RAY_ADDRESS"], **quiet)
+        join_cluster(os.environ["RAY_ADDRESS"], quiet)
     else:
         # "local" starts a fresh Ray even when a `ray start` head runs on this machine: without
         # it ray.init() would join that foreign cluster, and refuse num_cpus there.
         cpus = config.num_cpus or EMBEDDED_CPUS
         ray.init(address="local", num_cpus=cpus, include_dashboard=False, **quiet)
+
+
+def join_cluster(address: str, options: dict[str, Any]) -> None:
+    """Connect to the cluster RAY_ADDRESS names; one that cannot be reached is one sentence."""
+    try:
+        ray.init(address=address, **options)
+    except ConnectionError as exc:
+        raise ConfigError(
+            f"RAY_ADDRESS={address}: cannot connect to that Ray cluster ({exc}); check that it "
+            "runs and the address, set RAY_AUTH_MODE=token when it requires a token, or unset "
+            "RAY_ADDRESS to run on an embedded Ray."
+        ) from None
 
 
 def model_is_local(model: ModelConfig) -> bool:
