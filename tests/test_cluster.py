@@ -87,17 +87,19 @@ def test_in_flight_follows_the_cluster_and_max_in_flight_caps_it(
     sections = {
         "model": {"name": "scripted", "upstream": "scripted", "latency": LATENCY},
         "coreset": {"size": 2},
-        "evolution": {"epochs": 0, "rollouts_per_task": 3},
         "evaluation": {"final": False, "validation_rollouts": 0},
     }
     runs = {}
-    for name, ray_section in (("free", {}), ("capped", {"max_in_flight": 2})):
+    # The capped run does 4 rollouts (2 waves of 2, a wave being several simulated model calls
+    # of a second each), enough to show the cap; the free one 6, all at once.
+    for name, ray_section, g in (("free", {}, 3), ("capped", {"max_in_flight": 2}, 2)):
         (tmp_path / name).mkdir()
-        config = tiny_config(tmp_path / name, **sections, ray=ray_section)
+        evolution = {"epochs": 0, "rollouts_per_task": g}
+        config = tiny_config(tmp_path / name, **sections, evolution=evolution, ray=ray_section)
         runs[name] = tmp_path / name / "run"
         assert main(["evolve", "--config", str(config), "--run-dir", str(runs[name])]) == 0
     free, capped = (rollout_spans(runs[n]) for n in ("free", "capped"))
-    assert len(free) == len(capped) == 6
+    assert (len(free), len(capped)) == (6, 4)
     former_limit = 2 * 2  # the old rule: 2 x ray.num_cpus (default 2), whatever the cluster
     assert most_at_once(free) > former_limit
     assert most_at_once(capped) == 2
