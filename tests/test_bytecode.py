@@ -46,3 +46,22 @@ def test_a_file_that_does_not_compile_gets_no_bytecode(tmp_path: Path) -> None:
     assert [p.name for p in (site / "__pycache__").iterdir()] == [
         f"good.{sys.implementation.cache_tag}.pyc"
     ]
+
+
+def test_a_packages_own_tests_get_no_bytecode(tmp_path: Path) -> None:
+    names = [
+        "pkg/__init__.py",
+        "pkg/core.py",
+        "pkg/testing.py",  # a module named like tests is not a test folder
+        "tests/__init__.py",  # a top-level package named tests is a package like any other
+        "pkg/tests/__init__.py",
+        "pkg/tests/test_core.py",
+        "pkg/sub/test/helpers.py",
+    ]
+    site = fake_env(tmp_path / "env", {n: f"VALUE = {i}\n" for i, n in enumerate(names)})
+    assert compile_shared(tmp_path / "env", tmp_path / "bytecode") == 4
+    have = sorted(str(p.relative_to(site)) for p in site.glob("**/*.pyc"))
+    tag = sys.implementation.cache_tag
+    assert have == [f"pkg/__pycache__/{m}.{tag}.pyc" for m in ("__init__", "core", "testing")] + [
+        f"tests/__pycache__/__init__.{tag}.pyc"
+    ]

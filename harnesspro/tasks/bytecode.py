@@ -22,15 +22,32 @@ import shutil
 import sys
 from pathlib import Path
 
+TEST_FOLDERS = frozenset({"tests", "test"})
+"""Folders of a package's own test suite, which nothing imports at run time: half the files of
+numpy, pandas and scipy. Their modules get no bytecode (Python compiles one in memory if it is
+ever imported)."""
+
+
+def _package_tests(source: Path, site: Path) -> bool:
+    """Whether `source` lies in a test folder inside a package (not a top-level package)."""
+    return not TEST_FOLDERS.isdisjoint(source.relative_to(site).parts[1:-1])
+
 
 def compile_shared(env: Path, store: Path) -> int:
     """Give every module under `env`'s site-packages its bytecode, from `store` when another
     environment compiled the same source already; returns how many were compiled here.
     A file that does not compile (Python 2 syntax in a package's test data) gets none, as
-    with pip."""
+    with pip; nor do the modules of a package's own tests (`TEST_FOLDERS`)."""
     compiled = 0
-    for source in sorted(env.glob("lib/python*/site-packages/**/*.py")):
-        if not source.is_file() or source.is_symlink():
+    for site in env.glob("lib/python*/site-packages"):
+        compiled += _compile_site(site, store)
+    return compiled
+
+
+def _compile_site(site: Path, store: Path) -> int:
+    compiled = 0
+    for source in sorted(site.glob("**/*.py")):
+        if not source.is_file() or source.is_symlink() or _package_tests(source, site):
             continue
         kept = _stored(source, store)
         if not kept.exists():
