@@ -26,6 +26,7 @@ import yaml
 from rich.console import Console
 
 from harnesspro.core.config import load_config
+from harnesspro.core.execution_config import RayConfig
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Task, Usage
 from harnesspro.core.retry import RetryPolicy
@@ -33,6 +34,7 @@ from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.gateway.openai_upstream import OpenAIUpstream
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.rollout import RolloutInputs
+from harnesspro.execution.scheduler import ensure_ray
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import SMOKE_TASK
 from harnesspro.run.context import RunContext, seed_template
@@ -56,9 +58,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[None]:
     """An embedded Ray is ~4 s and ~0.8 GB to start: share one across the session."""
-    from harnesspro.core.execution_config import RayConfig
-    from harnesspro.execution.scheduler import ensure_ray
-
     ensure_ray(RayConfig(num_cpus=2))
     yield
     ray.shutdown()
@@ -69,9 +68,6 @@ def joined_ray_env() -> dict[str, str]:
     (started if a test shut it down), for `evolve` processes a test starts: they join it as
     they would a cluster instead of each starting a Ray of their own (~8 s and ~5 CPU-s
     apiece). Killing such a process kills its driver; Ray ends the tasks it owned."""
-    from harnesspro.core.execution_config import RayConfig
-    from harnesspro.execution.scheduler import ensure_ray
-
     ensure_ray(RayConfig(num_cpus=2))
     address = ray.get_runtime_context().gcs_address
     return {**os.environ, "RAY_ADDRESS": address, "RAY_AUTH_MODE": "token"}
@@ -183,15 +179,19 @@ def start_evolve(
     process."""
     argv = [sys.executable, "-m", "harnesspro", "evolve", "--config", str(config)]
     argv += ["--run-dir", str(run_dir)]
-    proc = subprocess.Popen(
+    return argv, in_own_group(argv, subprocess.DEVNULL, env)
+
+
+def in_own_group(argv: list[str], stdout: int, env: dict[str, str] | None) -> subprocess.Popen[str]:
+    """`argv` started in a new process group (session), stderr piped, text mode, in `env`."""
+    return subprocess.Popen(
         argv,
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
         env=env,
     )
-    return argv, proc
 
 
 def seed_repo(folder: Path) -> tuple[HarnessRepo, Candidate]:
@@ -206,14 +206,7 @@ def run_own_group(
 ) -> subprocess.CompletedProcess[str]:
     """Run `argv` in its own process group (in `env`), then SIGKILL whatever of the group is
     left: an `evolve` killed with -9 would otherwise leave an embedded Ray's agents orphaned."""
-    proc = subprocess.Popen(
-        argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
+    proc = in_own_group(argv, subprocess.PIPE, env)
     try:
         out, err = proc.communicate(timeout=timeout_s)
     finally:

@@ -38,9 +38,15 @@ def test_a_second_draw_reads_the_first(cache: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_the_key_follows_texts_and_size() -> None:
-    keys = {memo_key(TEXTS, 2), memo_key(TEXTS, 3), memo_key(TEXTS[:3], 2)}
-    assert len(keys) == 3
-    assert memo_key(TEXTS, 2) == memo_key(list(TEXTS), 2)
+    # indices refer to positions, so the order of the texts is part of the key
+    keys = {
+        memo_key(TEXTS, 2),
+        memo_key(TEXTS, 3),
+        memo_key(TEXTS[:3], 2),
+        memo_key(TEXTS[::-1], 2),
+    }
+    assert len(keys) == 4
+    assert memo_key(TEXTS, 2) == memo_key(tuple(TEXTS), 2)
 
 
 @pytest.mark.parametrize("stored", ["[7, 0]", "[0, 0]", "[0]", "not json", '{"a": 1}'])

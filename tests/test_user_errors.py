@@ -7,6 +7,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -117,6 +118,9 @@ def test_changed_frozen_test_is_one_sentence(tmp_path: Path, ray_env: dict[str, 
     argv, first = start_evolve(config, run_dir, ray_env)
     frozen = run_dir / "synth_tests"
     wait_for_file(frozen, first)
+    while not any(frozen.glob("*.json")):  # the folder comes before its first test
+        assert first.poll() is None, "the run ended before freezing a test"
+        time.sleep(0.05)
     os.killpg(first.pid, signal.SIGKILL)  # kill -9 the run (Ray ends the tasks it owned)
     first.wait()
     victim = sorted(frozen.glob("*.json"))[0]

@@ -40,9 +40,10 @@ def check_ray(config: RayConfig) -> None:
 def check_cluster(config: RayConfig) -> None:
     """Refuse ignored settings, and join the cluster now when RAY_ADDRESS names one: one that
     cannot be reached is refused before a run writes anything."""
-    check_ray(config)
     if os.environ.get("RAY_ADDRESS"):
-        ensure_ray(config)
+        ensure_ray(config)  # checks the settings too
+    else:
+        check_ray(config)
 
 
 def ensure_ray(config: RayConfig) -> None:
