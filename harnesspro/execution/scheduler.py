@@ -40,17 +40,16 @@ def check_ray(config: RayConfig) -> None:
 def check_cluster(config: RayConfig) -> None:
     """Refuse ignored settings, and join the cluster now when RAY_ADDRESS names one: one that
     cannot be reached is refused before a run writes anything."""
+    check_ray(config)
     if os.environ.get("RAY_ADDRESS"):
-        ensure_ray(config)  # checks the settings too
-    else:
-        check_ray(config)
+        ensure_ray(config)
 
 
 def ensure_ray(config: RayConfig) -> None:
     """Join the cluster when RAY_ADDRESS is set, else start (or reuse) an embedded Ray."""
+    check_ray(config)
     if ray.is_initialized():
         return
-    check_ray(config)
     quiet: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if os.environ.get("RAY_ADDRESS"):
         join_cluster(os.environ["RAY_ADDRESS"], quiet)
