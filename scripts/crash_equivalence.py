@@ -4,8 +4,7 @@ final ledger with an uninterrupted run's (timestamps and commit ids ignored).
     python scripts/crash_equivalence.py [--kills 20] [--seed 0] [--workdir DIR] [--small]
 
 The run writes the phase it is in to RUN/phase (rollouts, improve, git, selection, reports,
-held-out). The uninterrupted run is watched first, to learn each phase's typical length (after
-a warm-up run that fills the smoke-rollout memo, as it is for every resume). Then
+held-out). The uninterrupted run is watched first, to learn each phase's typical length. Then
 rounds: each round starts a fresh run folder and aims one kill at each phase in the order the
 run meets them; a kill comes a random moment (up to half the phase's typical length; at once
 for a phase shorter than 0.2 s) after the phase begins and is counted in the phase the run
@@ -188,9 +187,9 @@ def main() -> int:
     config = work / "crash.yaml"
     config.write_text(yaml.safe_dump(SMALL if args.small else CONFIG))
     started = time.monotonic()
-    # A first run fills the machine's smoke-rollout memo (harness/smoke_memo.py), which every
-    # later run reads: phase lengths are measured on a second run, as the resumes will see them.
-    timeline(config, work / "warm-up")
+    # Phase lengths come from this first run; its smoke rollouts fill the machine's memo
+    # (harness/smoke_memo.py), so the resumes' improve phases are shorter than measured here: a
+    # kill aimed into one may land after it, and the phase stays the target for the next resume.
     lengths = timeline(config, work / "clean")
     clean = snapshot(work / "clean")
     print(
