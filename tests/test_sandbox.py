@@ -82,7 +82,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
         "flock /out/lock bash -c 'echo held > /out/held; sleep 1000' & "
         "while [ ! -e /out/held ]; do sleep 0.05; done; sleep 1000"
     )
-    result = Bubblewrap().run(["bash", "-c", script], [Mount(out, "/out", True)], {}, "/", 10.0)
+    result = Bubblewrap().run(["bash", "-c", script], [Mount(out, "/out", True)], {}, "/", 3.0)
     assert result.timed_out and result.exit_code is None
     assert (out / "held").exists()  # the background holder was running when time ran out
     with lock.open() as handle:
