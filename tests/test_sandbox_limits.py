@@ -10,6 +10,7 @@ import pytest
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import SandboxCgroup
 from harnesspro.sandbox.contract import Limits
+from harnesspro.sandbox.process import run_limited
 from harnesspro.sandbox.snapshot import take
 
 GIB = 1024**3
@@ -53,3 +54,31 @@ def test_snapshot_is_capped_in_total(tmp_path: Path) -> None:
         (tmp_path / f"f{i}.bin").write_bytes(b"x" * 100)
     kept = take(tmp_path, total_cap=250).files
     assert sorted(kept) == ["f0.bin", "f1.bin"]  # 200 bytes; a third file would pass 250
+
+
+def test_a_command_starts_inside_its_cgroup_and_rlimits(tmp_path: Path) -> None:
+    # Its first instruction already sees the sandbox's cgroup and the limits: the parent
+    # confines the gated process before it becomes the command.
+    probe = SandboxCgroup(16, None)
+    probe.kill_all()
+    if not probe.paths:
+        pytest.skip("no writable cgroup here")
+    limits = Limits(memory_mb=300, max_file_mb=7)
+    show = "cat /proc/self/cgroup; grep -E 'address space|file size' /proc/self/limits"
+    result = run_limited(["/bin/sh", "-c", show], None, str(tmp_path), 30, limits)
+    assert result.exit_code == 0, result.stderr
+    assert "harnesspro-" in result.stdout  # a throwaway cgroup of ours, not the test's own
+    assert f"{300 * 1024 * 1024}" in result.stdout and f"{7 * 1024 * 1024}" in result.stdout
+
+
+def test_a_command_that_cannot_be_confined_never_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: SandboxCgroup, pid: int) -> None:
+        raise PermissionError("cgroup.procs: permission denied")
+
+    monkeypatch.setattr(SandboxCgroup, "join", refuse)
+    marker = tmp_path / "ran"
+    with pytest.raises(PermissionError):
+        run_limited(["/bin/sh", "-c", f"touch {marker}"], None, str(tmp_path), 30, Limits())
+    assert not marker.exists()

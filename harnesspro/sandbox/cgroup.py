@@ -44,8 +44,8 @@ def _v2_has(controller: str) -> bool:
 
 
 class SandboxCgroup:
-    """`pids.max` and a memory cap over every process of one sandbox; `join()` runs in the
-    child before exec. cgroup v1 (one folder per controller) or v2 (one folder)."""
+    """`pids.max` and a memory cap over every process of one sandbox, joined by the sandbox's
+    first process before its command starts. cgroup v1 (one folder per controller) or v2."""
 
     def __init__(self, max_pids: int, memory_bytes: int | None = None) -> None:
         self.paths: list[Path] = []
@@ -77,10 +77,10 @@ class SandboxCgroup:
         if memory:
             self.memory = path
 
-    def join(self) -> None:
-        """Move the calling process into the cgroups (call from preexec_fn)."""
+    def join(self, pid: int) -> None:
+        """Move process `pid` into the cgroups (before it runs anything of the command's)."""
         for path in self.paths:
-            (path / "cgroup.procs").write_text(str(os.getpid()))
+            (path / "cgroup.procs").write_text(str(pid))
 
     def pids(self) -> list[int]:
         found: set[int] = set()

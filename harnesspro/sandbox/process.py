@@ -40,12 +40,35 @@ class _Capture:
         return self.kept.decode("utf-8", errors="replace")
 
 
-def _preexec(cgroup: SandboxCgroup, limits: Limits) -> None:
-    cgroup.join()
+GATE = ("/bin/sh", "-c", 'read -r _ && exec "$@" </dev/null', "gate")
+"""The command behind a gate: a shell that waits for a line on its stdin, then becomes the
+command. Meanwhile the parent puts it in its cgroups and sets its rlimits, so nothing of the
+command runs outside them, and no `preexec_fn` is needed: Python then spawns with vfork
+instead of fork, which copies the parent's page tables (~25 ms a spawn from a Ray worker
+against ~2 ms) and is not safe in a process with threads."""
+
+
+def _confine(pid: int, cgroup: SandboxCgroup, limits: Limits) -> None:
+    cgroup.join(pid)
     memory_bytes = limits.memory_mb * 1024 * 1024
     file_bytes = limits.max_file_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    resource.prlimit(pid, resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.prlimit(pid, resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+
+
+def _open_gate(proc: subprocess.Popen[bytes], cgroup: SandboxCgroup, limits: Limits) -> None:
+    """Confine the gated process, then let it run its command; if it cannot be confined it
+    is killed before the command starts, and the error raised."""
+    assert proc.stdin is not None
+    try:
+        _confine(proc.pid, cgroup, limits)
+    except OSError:
+        _kill(proc)
+        proc.communicate()
+        raise
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.write(b"go\n")
+    proc.stdin.close()
 
 
 def run_limited(
@@ -59,15 +82,15 @@ def run_limited(
     cgroup = SandboxCgroup(limits.max_pids, limits.memory_mb * 1024 * 1024)
     started = time.monotonic()
     proc = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
+        [*GATE, *command],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=dict(env) if env is not None else None,
         cwd=cwd,
         start_new_session=True,
-        preexec_fn=lambda: _preexec(cgroup, limits),
     )
+    _open_gate(proc, cgroup, limits)
     assert proc.stdout is not None and proc.stderr is not None
     out, err = _Capture(proc.stdout, limits.output_keep), _Capture(proc.stderr, limits.output_keep)
     reason = ""
