@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -14,7 +16,7 @@ from openai import DefaultHttpxClient, OpenAI
 from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.server import Gateway
-from harnesspro.execution.gateway.upstream import ScriptedUpstream
+from harnesspro.execution.gateway.upstream import ScriptedUpstream, common_prefix
 from harnesspro.execution.rollout import FORWARDER
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.contract import Mount
@@ -108,3 +110,12 @@ def test_openai_sdk_inside_the_sandbox_through_the_forwarder(gateway: Gateway) -
         f"usage {gateway.calls[0].usage.uncached_input + gateway.calls[0].usage.cached_input}"
         in result.stdout
     )
+
+
+def test_common_prefix_agrees_with_a_character_by_character_count() -> None:
+    rng = random.Random(7)
+    for _ in range(500):
+        base = "".join(rng.choice('ab{}"') for _ in range(rng.randint(0, 60)))
+        a = base + "".join(rng.choice("ab") for _ in range(rng.randint(0, 5)))
+        b = base[: rng.randint(0, len(base))] + "".join(rng.choice("ab") for _ in range(3))
+        assert common_prefix(a, b) == len(os.path.commonprefix([a, b])), (a, b)
