@@ -65,6 +65,7 @@ def _open_gate(proc: subprocess.Popen[bytes], cgroup: SandboxCgroup, limits: Lim
     except OSError:
         _kill(proc)
         proc.communicate()
+        cgroup.kill_all()  # and removes it
         raise
     with contextlib.suppress(BrokenPipeError):
         proc.stdin.write(b"go\n")
