@@ -67,9 +67,9 @@ def _open_gate(proc: subprocess.Popen[bytes], cgroup: SandboxCgroup, limits: Lim
         proc.communicate()
         cgroup.kill_all()  # and removes it
         raise
-    with contextlib.suppress(BrokenPipeError):
+    with contextlib.suppress(BrokenPipeError):  # gone already: its exit status says why
         proc.stdin.write(b"go\n")
-    proc.stdin.close()
+        proc.stdin.close()
 
 
 def run_limited(
