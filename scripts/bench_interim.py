@@ -57,7 +57,8 @@ def main() -> None:
         if stick is None or not all((r / "reports" / "final.csv").exists() for r in runs):
             continue
         sticks[profile] = stick
-        outcomes += [outcome(r, v, profile, args.run_seed) for v, r in zip(variants, runs, strict=True)]
+        pairs = zip(variants, runs, strict=True)
+        outcomes += [outcome(run, v, profile, args.run_seed) for v, run in pairs]
     rows = report.run_rows(outcomes, {}, sticks)
     print(paired_markdown(paired_frame(rows, variants[0]), variants[0]))
     print()
