@@ -160,6 +160,18 @@ def test_bench_json_lists_the_exhaustive_points_by_harness(tmp_path: Path) -> No
     }
 
 
+def test_a_sixty_profile_bench_draws_every_profile(tmp_path: Path) -> None:
+    # plotly refuses the default facet spacing beyond about 15 rows of profiles
+    outcomes = [
+        Outcome("harnesspro", p, False, {"seed": (0.5, 2.0), "lite": (0.5, 1.0)}, 80, "")
+        for p in range(1, 61)
+    ]
+    rows = run_rows(outcomes, {p: [(0.5, 2.0)] for p in range(1, 61)})
+    write_outputs(tmp_path, rows, summary(rows))
+    page = (tmp_path / "bench.html").read_text()
+    assert all(f'"profile={p}"' in page for p in range(1, 61))
+
+
 def test_composer_variant_switches_the_composer_on_that_variant_only(tmp_path: Path) -> None:
     chosen = variants(["harnesspro", "random"], racing=True, composer=True)
     labels = [v.label for v in chosen]

@@ -238,6 +238,9 @@ def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
                         "cost per task": r[f"{mode}_cost"],
                     }
                 )
+    profiles = rows["profile"].nunique()
+    wrap = 3 if profiles <= 9 else 6
+    grid_rows = math.ceil(profiles / wrap)
     scatter = px.scatter(
         pd.DataFrame(long),
         x="cost per task",
@@ -245,7 +248,10 @@ def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
         color="variant",
         symbol="point",
         facet_col="profile",
-        facet_col_wrap=3,
+        facet_col_wrap=wrap,
+        # plotly refuses a spacing above 1 / (rows - 1): 60 profiles make 10 rows
+        facet_row_spacing=min(0.07, 0.5 / max(grid_rows - 1, 1)),
+        height=max(450, 160 * grid_rows),
         title="test-split operating points per profile",
     )
     return [bars, scatter]
