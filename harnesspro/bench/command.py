@@ -174,13 +174,15 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         if args.exhaustive:
             extra[profile] = exhaustive_points(base, profile, out, console)
         sticks[profile] = profile_yardstick(out, base, profile, mine, extra.get(profile, {}))
-        # Written after every profile, so an interrupted bench still reports what finished.
+        # Tables after every profile, so an interrupted bench still reports what finished;
+        # the plots (seconds for many profiles) once, at the end.
         rows = report.run_rows(outcomes, {}, sticks)
         summary = report.summary(rows, seed=base.seed)
         note = resolution(max(o.test_tasks for o in outcomes), base.evaluation.attempts)
         units = len({(o.profile, o.run_seed) for o in outcomes})
         note += "\n\n" + timing(out, time.monotonic() - started, units, len(chosen))
-        paths = report.write_outputs(out, rows, summary, extra, note)
+        last = profile == seeds[-1]
+        paths = report.write_outputs(out, rows, summary, extra, note, plots=last)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
     console.print(report.table(summary))
     console.print((out / "summary.md").read_text().split("\n\nPer strategy")[0], markup=False)

@@ -257,22 +257,29 @@ def figures(rows: pd.DataFrame, summary_frame: pd.DataFrame) -> list[go.Figure]:
     return [bars, scatter]
 
 
+def page(figs: Sequence[go.Figure]) -> str:
+    """One HTML page holding the figures (plotly's script inlined once)."""
+    html = "".join(
+        f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False)
+        for i, f in enumerate(figs)
+    )
+    return f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}</body></html>\n"
+
+
 def write_outputs(
     out: Path,
     rows: pd.DataFrame,
     summary_frame: pd.DataFrame,
     exhaustive: Mapping[int, Mapping[str, Point]] | None = None,
     note: str = "",
+    plots: bool = True,
 ) -> list[Path]:
     """bench.csv (per run), summary.csv, paired.csv (the default strategy against each other,
-    over units), summary.md, bench.json and bench.html, each written atomically;
-    bench.json also lists the `exhaustive` points per profile (harness -> pass rate, $/task)."""
+    over units), summary.md, bench.json and, with `plots`, bench.html, each written
+    atomically; bench.json also lists the `exhaustive` points per profile (harness -> pass
+    rate, $/task)."""
     out.mkdir(parents=True, exist_ok=True)
     paired = paired_frame(rows, DEFAULT) if (rows["variant"] == DEFAULT).any() else pd.DataFrame()
-    html = "".join(
-        f.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False)
-        for i, f in enumerate(figures(rows, summary_frame))
-    )
     payload = {
         "runs": json.loads(rows.to_json(orient="records")),
         "summary": json.loads(summary_frame.to_json(orient="records")),
@@ -288,11 +295,11 @@ def write_outputs(
         "bench.csv": rows.to_csv(index=False),
         "summary.csv": summary_frame.to_csv(index=False),
         "bench.json": json.dumps(payload, indent=2) + "\n",
-        "bench.html": f"<!doctype html><html><head><meta charset='utf-8'></head><body>{html}"
-        "</body></html>\n",
         "paired.csv": paired.to_csv(index=False),
         "summary.md": summary_markdown(summary_frame, paired, note),
     }
+    if plots:
+        texts["bench.html"] = page(figures(rows, summary_frame))
     paths = []
     for name, text in texts.items():
         tmp = out / f".{name}.tmp"
