@@ -15,7 +15,18 @@ from typing import Any
 import yaml
 
 LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_BASE_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_BASE_DUMPER):  # type: ignore[valid-type,misc]
+    """Writes a value shared by several places out in each place, never as an anchor and
+    alias: a harness file stays readable, and the seed agent reads it without PyYAML."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+DUMPER: type[yaml.SafeDumper] = _Dumper
 
 MAX_VALUES = 100_000
 """Most values (scalars, lists, mappings) a document may hold once its aliases are expanded."""

@@ -16,8 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
+from agent import config as harness_config
 from agent import hooks
 
 HERE = Path(__file__).resolve().parent.parent
@@ -296,7 +295,7 @@ class Agent:
 
 
 def main():
-    config = yaml.safe_load((HERE / "harness.yaml").read_text())
+    config = harness_config.load((HERE / "harness.yaml").read_text())
     task = json.loads(Path(os.environ["HARNESSPRO_TASK"]).read_text())
     Agent(config, task, os.environ["HARNESSPRO_OUT"]).run()
     return 0
