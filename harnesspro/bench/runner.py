@@ -40,6 +40,7 @@ class Variant:
     strategy: str
     racing: bool = False
     composer: bool = False
+    front: bool = False  # selection.rule: front
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,12 @@ class Outcome:
     test_tasks: int = 0  # the size of the test split the points were measured on
 
 
-def variants(strategies: Sequence[str], racing: bool, composer: bool = False) -> list[Variant]:
-    """The strategies asked for, plus `harnesspro+racing` when racing is compared and
-    `harnesspro+composer` when the composer is."""
+def variants(
+    strategies: Sequence[str], racing: bool, composer: bool = False, front: bool = False
+) -> list[Variant]:
+    """The strategies asked for, plus `harnesspro+racing` when racing is compared,
+    `harnesspro+composer` when the composer is and `harnesspro+front` when the operating
+    points chosen for the front they make (`selection.rule: front`) are."""
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ConfigError(
@@ -66,7 +70,8 @@ def variants(strategies: Sequence[str], racing: bool, composer: bool = False) ->
         )
     out = [Variant(s, s) for s in strategies]
     out += [Variant("harnesspro+racing", "harnesspro", True)] if racing else []
-    return out + ([Variant("harnesspro+composer", "harnesspro", composer=True)] if composer else [])
+    out += [Variant("harnesspro+composer", "harnesspro", composer=True)] if composer else []
+    return out + ([Variant("harnesspro+front", "harnesspro", front=True)] if front else [])
 
 
 def variant_config(
@@ -90,6 +95,8 @@ def variant_config(
         apply_override(data, assignment)
     if variant.composer:  # only then: configs of runs made before this switch stay equal
         apply_override(data, "evolution.composer=true")
+    if variant.front:
+        apply_override(data, "selection.rule=front")
     return RunConfig.model_validate(data)
 
 

@@ -124,3 +124,43 @@ def hypervolume(pr: npt.ArrayLike, cost: npt.ArrayLike, ref_cost: float) -> floa
         return 0.0
     points = np.column_stack([-p[inside], c[inside]])
     return float(HV(ref_point=np.array([0.0, ref_cost]))(points))
+
+
+def _staircase_area(p: FloatArray, c: FloatArray, ref_cost: float) -> float:
+    """The area the points dominate up to (0, ref_cost), swept in order of cost."""
+    area, best = 0.0, 0.0
+    for i in np.lexsort((-p, c)):
+        if c[i] < ref_cost and p[i] > best:
+            area += (p[i] - best) * (ref_cost - c[i])
+            best = float(p[i])
+    return area
+
+
+def front_modes(
+    pr: npt.ArrayLike,
+    cost: npt.ArrayLike,
+    modes: Mapping[str, tuple[float, float]],
+    ref_cost: float,
+    max_distinct: int = 3,
+) -> dict[str, int]:
+    """Per mode, the index of its operating point when the points are chosen for the front
+    they make: the ``min(max_distinct, len(pr), len(modes))`` distinct points with the largest
+    hypervolume against (0, ref_cost) (ties: the earliest indices), handed to the modes in
+    order of their pass weight alpha / (alpha + beta), the cheapest point to the lowest (ties:
+    the order the modes are given in). Modes share a point only when there are fewer points
+    than modes: the extra ones take the dearest."""
+    p, c = _objectives(pr, cost)
+    if p.size == 0:
+        raise ValueError("front_modes needs at least one candidate")
+    if max_distinct < 1:
+        raise ValueError(f"max_distinct must be >= 1, got {max_distinct}")
+    budget = min(max_distinct, p.size, len(modes))
+    best = max(
+        itertools.combinations(range(p.size), budget),
+        key=lambda combo: (round(_staircase_area(p[list(combo)], c[list(combo)], ref_cost), 12),
+                           [-i for i in combo]),
+    )  # fmt: skip
+    chosen = sorted(best, key=lambda i: (c[i], -p[i], i))
+    weight = {m: a / (a + b) if a + b > 0 else 0.5 for m, (a, b) in modes.items()}
+    order = sorted(modes, key=lambda m: (weight[m], list(modes).index(m)))
+    return {m: chosen[min(k, len(chosen) - 1)] for k, m in enumerate(order)}
