@@ -46,11 +46,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument("--no-racing", action="store_true", help="skip harnesspro+racing")
     bench.add_argument("--composer", action="store_true", help="also compare harnesspro+composer")
     bench.add_argument(
-        "--front",
-        action="store_true",
-        help="also compare harnesspro+front (operating points chosen for the front they make)",
-    )
-    bench.add_argument(
         "--exhaustive",
         action="store_true",
         help="add the seed, each mechanism alone and greedy stacks to the reference front",
@@ -124,8 +119,7 @@ def command_line(args: argparse.Namespace) -> str:
     parts += ["--run-seeds", args.run_seeds] if args.run_seeds.strip() else []
     parts += ["--strategies", args.strategies]
     parts += [flag for flag, on in (("--no-racing", args.no_racing), ("--composer", args.composer),
-              ("--front", args.front), ("--exhaustive", args.exhaustive), ("--fast", args.fast))
-              if on]  # fmt: skip
+              ("--exhaustive", args.exhaustive), ("--fast", args.fast)) if on]  # fmt: skip
     parts += [f"--set={s}" for s in args.set] + ["--out", str(args.out)]
     parts += ["--workers", str(args.workers)] if args.workers != 1 else []
     return shlex.join(parts)
@@ -158,7 +152,6 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         [s.strip() for s in args.strategies.split(",") if s.strip()],
         not args.no_racing,
         args.composer,
-        args.front,
     )
     if base.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before anything is written when the sandbox cannot run

@@ -40,7 +40,6 @@ class Variant:
     strategy: str
     racing: bool = False
     composer: bool = False
-    front: bool = False  # selection.rule: front
 
 
 @dataclass(frozen=True)
@@ -57,12 +56,9 @@ class Outcome:
     test_tasks: int = 0  # the size of the test split the points were measured on
 
 
-def variants(
-    strategies: Sequence[str], racing: bool, composer: bool = False, front: bool = False
-) -> list[Variant]:
-    """The strategies asked for, plus `harnesspro+racing` when racing is compared,
-    `harnesspro+composer` when the composer is and `harnesspro+front` when the operating
-    points chosen for the front they make (`selection.rule: front`) are."""
+def variants(strategies: Sequence[str], racing: bool, composer: bool = False) -> list[Variant]:
+    """The strategies asked for, plus `harnesspro+racing` when racing is compared and
+    `harnesspro+composer` when the composer is."""
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise ConfigError(
@@ -70,8 +66,7 @@ def variants(
         )
     out = [Variant(s, s) for s in strategies]
     out += [Variant("harnesspro+racing", "harnesspro", True)] if racing else []
-    out += [Variant("harnesspro+composer", "harnesspro", composer=True)] if composer else []
-    return out + ([Variant("harnesspro+front", "harnesspro", front=True)] if front else [])
+    return out + ([Variant("harnesspro+composer", "harnesspro", composer=True)] if composer else [])
 
 
 def variant_config(
@@ -95,8 +90,6 @@ def variant_config(
         apply_override(data, assignment)
     if variant.composer:  # only then: configs of runs made before this switch stay equal
         apply_override(data, "evolution.composer=true")
-    if variant.front:
-        apply_override(data, "selection.rule=front")
     return RunConfig.model_validate(data)
 
 

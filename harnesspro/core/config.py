@@ -87,11 +87,6 @@ class RunConfig(Strict):
                 "selection.validated chooses on validation scores, so "
                 "evaluation.validation_rollouts must not be 0"
             )
-        if self.selection.rule == "front" and self.evolution.strategy == "rho":
-            raise ValueError(
-                "strategy 'rho' gives every mode the best pass rate and ignores "
-                "selection.rule: front; remove it or use another strategy"
-            )
         if self.evaluation.verdict_memo and self.model.upstream != "scripted":
             raise ValueError(
                 "evaluation.verdict_memo reuses official verdicts, which is sound only in the "

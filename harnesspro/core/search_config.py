@@ -185,11 +185,6 @@ def _default_modes() -> dict[str, Mode]:
 class SelectionConfig(Strict):
     modes: dict[str, Mode] = Field(default_factory=_default_modes)
     """Operating points and their J_m weights."""
-    rule: Literal["weights", "front"] = "weights"
-    """How the modes get their points: `weights`: each mode minimises its J_m; `front`: the
-    distinct points (one per mode, at most `evolution.max_survivors`) whose hypervolume
-    against the run's reference point is largest, handed out by each mode's alpha / (alpha +
-    beta), the cheapest point to the lowest (the weights order the modes, nothing more)."""
     validated: bool = False
     """Choose operating points on coreset and validation scores pooled (weighted by tasks):
     each epoch a pick without validation rollouts is validated, then the choice is made

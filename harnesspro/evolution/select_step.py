@@ -44,7 +44,6 @@ def select_epoch(ctx: RunContext, epoch: int) -> Selected:
         shrunk=shrunk_points_of(ctx, scores),
         single_objective=ctx.config.evolution.strategy in SINGLE_OBJECTIVE,
         ref_cost=None if stored is None else float(stored),
-        rule=ctx.config.selection.rule,
     )
     chosen = select(inputs)
     ctx.ledger.record_selection(epoch, chosen.rows)

@@ -30,11 +30,8 @@ def choose(
     seed_id: str,
     modes: Mapping[str, tuple[float, float]],
     max_distinct: int,
-    front_ref: float | None = None,
 ) -> Choice:
-    """Filter (below the seed's pass rate, Pareto-dominated), then minimise J_m per mode, or,
-    given `front_ref` (rule `front`), take the survivors that make the largest hypervolume
-    against (0, front_ref), handed out by the modes' weights (pareto.front_modes).
+    """Filter (below the seed's pass rate, Pareto-dominated), then minimise J_m per mode.
 
     `points` maps candidate id -> (pass rate, cost per task) and must hold the seed: the seed
     is always compared. It is never below its own pass rate, so the survivors are never
@@ -51,10 +48,7 @@ def choose(
     kept = [ids[i] for i in pareto.survivors(pr, cost, points[seed_id][0])]
     kept_pr = [points[i][0] for i in kept]
     kept_cost = [points[i][1] for i in kept]
-    if front_ref is None:
-        local = pareto.select_modes(kept_pr, kept_cost, modes, max_distinct)
-    else:
-        local = pareto.front_modes(kept_pr, kept_cost, modes, front_ref, max_distinct)
+    local = pareto.select_modes(kept_pr, kept_cost, modes, max_distinct)
     j = {m: float(pareto.objective_j(kept_pr, kept_cost, *modes[m])[i]) for m, i in local.items()}
     return Choice(tuple(kept), {m: kept[i] for m, i in local.items()}, j)
 
@@ -98,7 +92,6 @@ class SelectionInput:
     shrunk: Mapping[str, tuple[float, float]] | None = None  # posterior means to choose on
     single_objective: bool = False  # every mode gets the best pass rate (rho)
     ref_cost: float | None = None  # the run's fixed reference cost; None: fix it now
-    rule: str = "weights"  # `front`: the points that make the largest hypervolume
 
 
 @dataclass(frozen=True)
@@ -111,27 +104,25 @@ class Selection:
 
 
 def select(inputs: SelectionInput) -> Selection:
-    """Choose the epoch's operating points: filter and minimise J_m per mode (or, rule
-    `front`, take the points making the largest hypervolume) on the shrunk points when given
-    (else the measured ones), or the best pass rate for single-objective strategies; the
-    hypervolume of every measured point against the fixed reference."""
+    """Choose the epoch's operating points: filter and minimise J_m per mode on the shrunk
+    points when given (else the measured ones), or the best pass rate for single-objective
+    strategies; the hypervolume of every measured point against the fixed reference."""
     scores = inputs.scores
     if SEED_ID not in scores:
         raise SeedUnscored(f"the seed {SEED_ID} has no scored coreset rollout")
     points = {cid: (s.pass_rate, cost_axis(s, scores)) for cid, s in scores.items()}
-    pr, cost = [p for p, _ in points.values()], [c for _, c in points.values()]
-    # nothing passes, at twice the dearest cost seen when first fixed (epoch 0: the seed's),
-    # so every epoch's hypervolume is measured against the same point
-    ref = inputs.ref_cost if inputs.ref_cost is not None else 2 * max(cost)
     if inputs.single_objective:
         choice = best_pass(points, list(inputs.modes))
     else:
         on = {cid: (inputs.shrunk or {}).get(cid, point) for cid, point in points.items()}
-        front_ref = ref if inputs.rule == "front" else None
-        choice = choose(on, SEED_ID, inputs.modes, inputs.max_survivors, front_ref)
+        choice = choose(on, SEED_ID, inputs.modes, inputs.max_survivors)
     rows = [
         (mode, cid, points[cid][0], scores[cid].cost_per_task, choice.j[mode])
         for mode, cid in choice.picks.items()
     ]
+    pr, cost = [p for p, _ in points.values()], [c for _, c in points.values()]
+    # nothing passes, at twice the dearest cost seen when first fixed (epoch 0: the seed's),
+    # so every epoch's hypervolume is measured against the same point
+    ref = inputs.ref_cost if inputs.ref_cost is not None else 2 * max(cost)
     hv = pareto.hypervolume(pr, cost, ref_cost=ref)
     return Selection(Selected(inputs.epoch, choice.picks, set(choice.survivors), hv), rows, ref)
