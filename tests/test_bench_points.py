@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import sqlite3
+from types import ModuleType
 from pathlib import Path
 
 import pandas as pd
@@ -31,3 +33,34 @@ def test_areas_and_coinciding_points_by_hand() -> None:
     lines = bench_points.table(rows).splitlines()
     assert lines[2] == "| a | 1 | 0.00 | 1.00 | 1.500 | 1.600 |"
     assert lines[3] == "| b | 1 | 1.00 | 1.00 | 0.000 | 0.000 |"
+
+
+def load_script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_survivors_and_the_largest_front_by_hand(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "harnesspro-p1"
+    (run / "reports").mkdir(parents=True)
+    # seed (0.5, 1.0); c001 (0.6, 1.0) and c002 (0.9, 1.5) survive, c003 (0.4, 0.2) is below
+    # the seed, c004 (0.55, 1.2) is dominated by c001: 2 survivors, both handed back
+    pd.DataFrame(
+        {
+            "candidate_id": ["c000", "c001", "c002", "c003", "c004"],
+            "shrunk_pass_rate": [0.5, 0.6, 0.9, 0.4, 0.55],
+            "shrunk_cost_per_task": [1.0, 1.0, 1.5, 0.2, 1.2],
+        }
+    ).to_csv(run / "reports" / "shrunk.csv", index=False)
+    pd.DataFrame(
+        {"harness": ["seed", "lite", "medium", "heavy"],
+         "candidate_id": ["c000", "c001", "c002", "c002"]}
+    ).to_csv(run / "reports" / "final.csv", index=False)  # fmt: skip
+    with sqlite3.connect(run / "ledger.sqlite") as db:
+        db.execute("create table meta (key text, value text)")
+        db.execute("insert into meta values ('hypervolume_ref_cost', '2.0')")
+    survivors = load_script("bench_survivors")
+    assert survivors.run_row(run) == (2, True)
