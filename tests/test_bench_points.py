@@ -1,11 +1,11 @@
-"""scripts/bench_points.py against areas worked by hand."""
+"""scripts/bench_points.py and scripts/bench_survivors.py against cases worked by hand."""
 
 from __future__ import annotations
 
 import importlib.util
 import sqlite3
-from types import ModuleType
 from pathlib import Path
+from types import ModuleType
 
 import pandas as pd
 
