@@ -64,3 +64,27 @@ def test_survivors_and_the_largest_front_by_hand(tmp_path: Path) -> None:
         db.execute("insert into meta values ('hypervolume_ref_cost', '2.0')")
     survivors = load_script("bench_survivors")
     assert survivors.run_row(run) == (2, True)
+
+
+def test_the_best_candidate_on_the_coreset_and_on_the_test_split_by_hand(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "nsga2-p1"
+    run.mkdir(parents=True)
+    rows = [  # candidate, pass, official pass, cost, split
+        ("c000", 1, None, 1.0, "coreset"), ("c000", 0, None, 1.0, "coreset"),
+        ("c001", 1, None, 0.5, "coreset"), ("c001", 1, None, 0.5, "coreset"),
+        ("c000", 1, 1, 1.0, "test"), ("c000", 0, 0, 1.0, "test"),
+        ("c001", 1, 1, 0.5, "test"), ("c001", 1, 0, 0.5, "test"),
+    ]  # fmt: skip
+    with sqlite3.connect(run / "ledger.sqlite") as db:
+        db.execute("create table meta (key text, value text)")
+        db.execute("insert into meta values ('hypervolume_ref_cost', '2.0')")
+        db.execute("create table rollouts (candidate_id, pass, official_pass, cost, split, status)")
+        db.executemany("insert into rollouts values (?, ?, ?, ?, ?, 'ok')", rows)
+    # coreset, reference 2: seed 0.5 x 1 = 0.5, c001 1.0 x 1.5 = 1.5 -> 3.0 of the seed's;
+    # test, reference 2 x 1.0: seed 0.5 x 1 = 0.5, c001 0.5 x 1.5 = 0.75 -> 1.5
+    assert load_script("bench_candidates").run_row(run) == {
+        "candidates' coreset pass": 0.75,
+        "best area, coreset": 3.0,
+        "best handed back": 1.0,
+        "its area, test": 1.5,
+    }
