@@ -91,6 +91,8 @@ CORNERS = [
     "- a\n- 'b'\n",
     "a: 'x'\n  b: 1\n",
     "a:\n  b: 1\n c: 2\n",
+    "a:\n  b:\n- x\n",
+    "a:\n  b:\n  - x\n  c: 1\n",
     "",
     "# only a comment\n",
 ]

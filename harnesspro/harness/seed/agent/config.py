@@ -76,7 +76,9 @@ def _mapping(lines, i, indent):
         following = lines[i + 1] if i + 1 < len(lines) else None
         if rest:
             out[key], i = _scalar(rest, lines, i + 1, indent)
-        elif following and (following[1] > indent or _is_item(following[2])):
+        elif following and (
+            following[1] > indent or (following[1] == indent and _is_item(following[2]))
+        ):
             out[key], i = _block(lines, i + 1, following[1])
         else:
             out[key], i = None, i + 1
