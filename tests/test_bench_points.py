@@ -1,4 +1,5 @@
-"""scripts/bench_points.py and scripts/bench_survivors.py against cases worked by hand."""
+"""scripts/bench_points.py, bench_survivors.py, bench_candidates.py and bench_pool.py against cases
+worked by hand."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pandas as pd
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("bench_points", ROOT / "scripts" / "bench_points.py")
@@ -88,3 +90,24 @@ def test_the_best_candidate_on_the_coreset_and_on_the_test_split_by_hand(tmp_pat
         "best handed back": 1.0,
         "its area, test": 1.5,
     }
+
+
+def bench_csv(folder: Path, profile: int, mine: float, theirs: float) -> Path:
+    folder.mkdir(parents=True)
+    pd.DataFrame(
+        {"variant": ["harnesspro", "nsga2"], "profile": [profile] * 2, "run_seed": [1, 1],
+         "normalised_hv": [mine, theirs]}
+    ).to_csv(folder / "bench.csv", index=False)  # fmt: skip
+    return folder
+
+
+def test_pooled_benches_add_their_units_and_refuse_a_unit_twice(tmp_path: Path) -> None:
+    pool = load_script("bench_pool")
+    a = bench_csv(tmp_path / "a", 1, 0.9, 0.8)  # +0.1
+    b = bench_csv(tmp_path / "b", 2, 0.7, 0.8)  # -0.1
+    c = bench_csv(tmp_path / "c", 3, 0.9, 0.6)  # +0.3
+    row = pool.pooled([a, b, c]).splitlines()[2]
+    assert row.startswith("| harnesspro - nsga2 (normalised_hv) | 3 | +0.100 [")  # (0.1-0.1+0.3)/3
+    assert row.endswith("| 2/0/1 |")
+    with pytest.raises(ValueError, match="a unit appears in two"):
+        pool.pooled([a, bench_csv(tmp_path / "d", 1, 0.5, 0.5)])
