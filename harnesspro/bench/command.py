@@ -162,6 +162,7 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     (out / "command.txt").write_text(command_line(args) + "\n")
     if args.workers > 1 and len(seeds) > 1:
         run_shards(shlex.split(command_line(args))[1:], seeds, args.workers, out, console)
+        (out / "command.txt").write_text(command_line(args) + "\n")  # the children wrote theirs
     start_ray(base.ray)
     outcomes, extra, sticks = [], {}, {}
     for profile in seeds:
