@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="comma-separated ints: run every variant once per run seed (the config's `seed`) "
         "on the same splits; each profile's figures are the means over them",
     )
+    bench.add_argument(
+        "--paired",
+        action="store_true",
+        help="the i-th run seed goes with the i-th profile (as many of each): one run seed per "
+        "unit instead of every run seed on every profile",
+    )
     bench.add_argument("--strategies", default=",".join(dict.fromkeys(STRATEGIES)))
     bench.add_argument("--no-racing", action="store_true", help="skip harnesspro+racing")
     bench.add_argument("--composer", action="store_true", help="also compare harnesspro+composer")
@@ -66,14 +72,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
 
 
-def parse_seeds(text: str, option: str = "--profile-seeds") -> list[int]:
+def parse_seeds(text: str, option: str = "--profile-seeds", unique: bool = True) -> list[int]:
     try:
         seeds = [int(s) for s in text.split(",") if s.strip()]
     except ValueError:
         raise ConfigError(f"{option} {text!r}: give comma-separated integers.") from None
     if not seeds:
         raise ConfigError(f"{option}: give at least one integer.")
-    return list(dict.fromkeys(seeds))
+    return list(dict.fromkeys(seeds)) if unique else seeds
+
+
+def unit_seeds(args: argparse.Namespace) -> dict[int, list[int | None]]:
+    """Each profile's run seeds: every `--run-seeds` on every profile, or (`--paired`) the
+    run seed in the profile's place; [None] (the config's seed) without `--run-seeds`."""
+    profiles = parse_seeds(args.profile_seeds)
+    given = args.run_seeds.strip()
+    if not args.paired:
+        return {p: list(parse_seeds(given, "--run-seeds")) if given else [None] for p in profiles}
+    runs = parse_seeds(given, "--run-seeds", unique=False) if given else []
+    listed = parse_seeds(args.profile_seeds, unique=False)
+    if len(listed) != len(profiles) or len(runs) != len(profiles):
+        raise ConfigError(
+            f"--paired: give as many --run-seeds ({len(runs)}) as --profile-seeds "
+            f"({len(listed)}, {len(profiles)} distinct), one for each profile in order."
+        )
+    return {p: [r] for p, r in zip(profiles, runs, strict=True)}
 
 
 def start_ray(ray_config: RayConfig, attempts: int = 3) -> None:
@@ -117,6 +140,7 @@ def command_line(args: argparse.Namespace) -> str:
     parts = ["harnesspro", "bench", "--config", str(args.config)]
     parts += ["--profile-seeds", args.profile_seeds]
     parts += ["--run-seeds", args.run_seeds] if args.run_seeds.strip() else []
+    parts += ["--paired"] if args.paired else []
     parts += ["--strategies", args.strategies]
     parts += [flag for flag, on in (("--no-racing", args.no_racing), ("--composer", args.composer),
               ("--exhaustive", args.exhaustive), ("--fast", args.fast)) if on]  # fmt: skip
@@ -141,13 +165,11 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     out = args.out.resolve()
     fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
     base = load_config(args.config, [*args.set, *fast])
-    seeds = parse_seeds(args.profile_seeds)
     if args.workers < 1:
         raise ConfigError(f"--workers {args.workers}: give 1 or more processes.")
     # None: each run keeps the config's seed, in runs/<variant>-p<profile> as before
-    run_seeds: list[int | None] = [None]
-    if args.run_seeds.strip():
-        run_seeds = list(parse_seeds(args.run_seeds, "--run-seeds"))
+    units = unit_seeds(args)
+    seeds = list(units)
     chosen = variants(
         [s.strip() for s in args.strategies.split(",") if s.strip()],
         not args.no_racing,
@@ -156,19 +178,20 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     if base.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before anything is written when the sandbox cannot run
     started = time.monotonic()
-    several = "" if run_seeds == [None] else f" x run seeds {run_seeds}"
+    several = f" x run seeds {units[seeds[0]]}" if args.run_seeds.strip() else ""
+    several = " with one run seed each (--paired)" if args.paired else several
     console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
     (out / "command.txt").parent.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(command_line(args) + "\n")
     if args.workers > 1 and len(seeds) > 1:
-        run_shards(shlex.split(command_line(args))[1:], seeds, args.workers, out, console)
+        run_shards(shlex.split(command_line(args))[1:], units, args.workers, out, console)
         (out / "command.txt").write_text(command_line(args) + "\n")  # the children wrote theirs
     start_ray(base.ray)
     outcomes, extra, sticks = [], {}, {}
     for profile in seeds:
         mine = [
             run_variant(base, variant, profile, out, console, run_seed)
-            for run_seed in run_seeds
+            for run_seed in units[profile]
             for variant in chosen
         ]
         outcomes += mine
@@ -180,8 +203,8 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         rows = report.run_rows(outcomes, {}, sticks)
         summary = report.summary(rows, seed=base.seed)
         note = resolution(max(o.test_tasks for o in outcomes), base.evaluation.attempts)
-        units = len({(o.profile, o.run_seed) for o in outcomes})
-        note += "\n\n" + timing(out, time.monotonic() - started, units, len(chosen))
+        done = len({(o.profile, o.run_seed) for o in outcomes})
+        note += "\n\n" + timing(out, time.monotonic() - started, done, len(chosen))
         last = profile == seeds[-1]
         paths = report.write_outputs(out, rows, summary, extra, note, plots=last)
         console.print(f"profile {profile} done at {time.monotonic() - started:.0f} s")
