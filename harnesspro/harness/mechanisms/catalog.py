@@ -285,11 +285,16 @@ def bundle_name(mechanisms: list[Mechanism]) -> str:
     return BUNDLE_SEP.join(sorted((m.name for m in mechanisms), key=order.index))
 
 
+def catalog_parts(name: str) -> tuple[Mechanism, ...]:
+    """The catalog mechanisms a plan name joins with '+' (a genome of the search space may
+    hold several on one lever); () unless every part is a catalog entry."""
+    parts = [CATALOG.get(part) for part in name.split(BUNDLE_SEP)]
+    found = tuple(m for m in parts if m is not None)
+    return found if len(found) == len(parts) else ()
+
+
 def members(name: str) -> tuple[Mechanism, ...]:
     """The catalog mechanisms a plan name stands for: one entry, or a bundle of entries on
     distinct levers (so no part overrides another); () for any other name."""
-    parts = [CATALOG.get(part) for part in name.split(BUNDLE_SEP)]
-    found = tuple(m for m in parts if m is not None)
-    if len(found) != len(parts) or len({m.lever for m in found}) != len(found):
-        return ()
-    return found
+    found = catalog_parts(name)
+    return found if len({m.lever for m in found}) == len(found) else ()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.harness.effect import NOT_IN_EFFECT, Signature, not_in_effect, signatures
-from harnesspro.harness.mechanisms.catalog import members
+from harnesspro.harness.mechanisms.catalog import catalog_parts, members
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import checked
 
@@ -63,13 +63,15 @@ def _validate(
     worktree: Path, plan: Plan, repo: HarnessRepo, parent: Candidate, sandbox: str
 ) -> str:
     """The gates: manifest and immutable paths, code, smoke rollout (in the run's `sandbox`
-    backend), and the change in effect (each catalog mechanism's own check, or for a
-    free-form plan an observable difference from the parent's rollouts on the smoke tasks)."""
+    backend), and the change in effect (each catalog mechanism's own check, for a bundle or
+    a genome of several; for a free-form plan an observable difference from the parent's
+    rollouts on the smoke tasks)."""
     problem, smoke = checked(worktree, repo.root, sandbox=sandbox)
     if problem:
         return problem
-    if plan.kind == "catalog" and members(plan.mechanism):
-        return "; ".join(filter(None, (m.validate(worktree) for m in members(plan.mechanism))))
+    own = catalog_parts(plan.mechanism) if plan.kind == "catalog" else ()
+    if own:
+        return "; ".join(filter(None, (m.validate(worktree) for m in own)))
     assert smoke is not None
     parent_sigs = _smoke_signatures(repo.root, parent.commit, sandbox)
     return not_in_effect(parent_sigs, signatures(worktree, sandbox, smoke))
