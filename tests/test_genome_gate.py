@@ -1,6 +1,7 @@
 """A genome of the search space (catalog mechanisms, several on one lever) is gated by each
 mechanism's own check, as a bundle is: accepted without the smoke tasks' signatures when every
-mechanism is in place, discarded naming the one that is not."""
+mechanism is in place; one whose mechanisms override one another (high_effort+low_effort, as
+NSGA-II draws them) is judged as before, by the smoke tasks."""
 
 from __future__ import annotations
 
@@ -32,32 +33,46 @@ def seeded(tmp_path: Path) -> tuple[HarnessRepo, Candidate]:
     return repo, Candidate(SEED_ID, commit, tree, None, None, None, 0)
 
 
-def no_smoke_signatures(*args: object, **kwargs: object) -> None:
-    raise AssertionError("a catalog genome is judged by its mechanisms' own checks")
+class Consulted(Exception):
+    """The smoke tasks' signatures were asked for."""
+
+
+def smoke_signatures(*args: object, **kwargs: object) -> None:
+    raise Consulted
 
 
 def test_a_genome_is_accepted_on_its_mechanisms_checks(
     seeded: tuple[HarnessRepo, Candidate], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, seed = seeded
-    monkeypatch.setattr(apply, "signatures", no_smoke_signatures)
+    monkeypatch.setattr(apply, "signatures", smoke_signatures)
     plan = Plan(SEED_ID, "balanced", GENOME, "a genome", 0.0, 0.0)
     edit = apply.apply_plan(plan, seed, repo, [seed], "c001", 1, apply_genome, "bubblewrap")
     assert edit.new and edit.candidate is not None and edit.candidate.mechanism == GENOME
 
 
-def test_a_genome_with_a_mechanism_missing_is_discarded_naming_it(
+def test_a_genome_whose_mechanisms_override_one_another_goes_to_the_smoke_tasks(
     seeded: tuple[HarnessRepo, Candidate], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, seed = seeded
-    monkeypatch.setattr(apply, "signatures", no_smoke_signatures)
+    monkeypatch.setattr(apply, "signatures", smoke_signatures)
+    plan = Plan(SEED_ID, "balanced", "compress_output+high_effort+low_effort", "", 0.0, 0.0)
+    with pytest.raises(Consulted):
+        apply.apply_plan(plan, seed, repo, [seed], "c001", 1, apply_genome, "bubblewrap")
+
+
+def test_a_bundle_with_a_mechanism_missing_is_discarded_naming_it(
+    seeded: tuple[HarnessRepo, Candidate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, seed = seeded
+    monkeypatch.setattr(apply, "signatures", smoke_signatures)
 
     def all_but_the_last(worktree: Path, plan: Plan, feedback: str) -> str:
         for name in plan.mechanism.split("+")[:-1]:
             CATALOG[name].apply(worktree)
         return "left one out"
 
-    plan = Plan(SEED_ID, "balanced", GENOME, "a genome", 0.0, 0.0)
+    plan = Plan(SEED_ID, "balanced", "concise_prompt+skim_inputs", "a bundle", 0.0, 0.0)
     edit = apply.apply_plan(plan, seed, repo, [seed], "c001", 1, all_but_the_last, "bubblewrap")
     assert edit.candidate is None
-    assert "step_cap is not in effect after editing" in edit.note
+    assert "skim_inputs is not in effect after editing" in edit.note

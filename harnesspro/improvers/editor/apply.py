@@ -64,14 +64,17 @@ def _validate(
 ) -> str:
     """The gates: manifest and immutable paths, code, smoke rollout (in the run's `sandbox`
     backend), and the change in effect (each catalog mechanism's own check, for a bundle or
-    a genome of several; for a free-form plan an observable difference from the parent's
-    rollouts on the smoke tasks)."""
+    a genome of several; for a free-form plan, or a genome with a mechanism another one
+    overrode, an observable difference from the parent's rollouts on the smoke tasks)."""
     problem, smoke = checked(worktree, repo.root, sandbox=sandbox)
     if problem:
         return problem
     own = catalog_parts(plan.mechanism) if plan.kind == "catalog" else ()
-    if own:
-        return "; ".join(filter(None, (m.validate(worktree) for m in own)))
+    problem = "; ".join(filter(None, (m.validate(worktree) for m in own)))
+    # A bundle's parts never override one another; a genome's may (high_effort+low_effort):
+    # then, as any change, it is in effect when the smoke tasks show a difference.
+    if own and (not problem or members(plan.mechanism)):
+        return problem
     assert smoke is not None
     parent_sigs = _smoke_signatures(repo.root, parent.commit, sandbox)
     return not_in_effect(parent_sigs, signatures(worktree, sandbox, smoke))
