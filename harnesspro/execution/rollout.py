@@ -30,6 +30,7 @@ from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
+from harnesspro.execution.harness_bytecode import bytecode_files
 from harnesspro.execution.harness_entry import harness_command, harness_toolenv
 from harnesspro.execution.outcome import HarnessError, InfraError, blame, classify, total_cost
 from harnesspro.execution.verdict_memo import VerdictMemo, memo_key
@@ -136,7 +137,8 @@ def _harness_mounts(
 ) -> list[Mount]:
     """The task's layout first (files at their container paths, its tools), then the
     harness's own mounts on top, under /harnesspro and /run where no task puts files."""
-    harness = write_tree(tmp / "harness", inputs.harness_files)
+    files = inputs.harness_files
+    harness = write_tree(tmp / "harness", {**files, **bytecode_files(files)})
     # The workdir as the harness sees it (the `local` backend maps it to its host folder).
     workdir = sandbox.visible_path(layout.mounts(), layout.workdir)
     task_json = {**inputs.task_json, "workdir": workdir}
