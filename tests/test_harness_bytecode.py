@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from harnesspro.execution.harness_bytecode import bytecode_files, pyc_of
-from harnesspro.execution.rollout import write_tree
+from harnesspro.execution.rollout import run_rollout, write_tree
+from tests.conftest import builtin_task, inputs_for
 
 
 def test_the_bytes_are_what_py_compile_writes_for_a_checked_hash_pyc(tmp_path: Path) -> None:
@@ -56,3 +57,23 @@ def test_sources_that_do_not_compile_or_bring_their_own_bytecode_are_left_alone(
     tag = sys.implementation.cache_tag
     own = {"a.py": b"X = 1\n", f"__pycache__/a.{tag}.pyc": b"theirs", "b.py": b"def (:\n"}
     assert bytecode_files(own) == {}
+
+
+PROBE = """import json, os, subprocess, sys
+found = subprocess.run([sys.executable, "-v", "-c", "import probe.util"], cwd="/harness",
+                       capture_output=True, text=True).stderr
+used = "probe/__pycache__/util." in found and "matches" in found
+with open(os.path.join(os.environ["HARNESSPRO_OUT"], "trajectory.jsonl"), "w") as out:
+    out.write(json.dumps({"type": "probe", "bytecode_used": used}) + "\\n")
+"""
+
+
+def test_in_the_sandbox_the_harness_imports_its_modules_from_the_bytecode() -> None:
+    harness = {
+        "harness.toml": b'[harness]\nname = "probe"\ncommand = ["{python}", "-m", "probe"]\n',
+        "probe/__init__.py": b"",
+        "probe/__main__.py": PROBE.encode(),
+        "probe/util.py": b"X = 1\n",
+    }
+    result = run_rollout(inputs_for(builtin_task("humanize_bytes_script"), 0, harness))
+    assert '"bytecode_used": true' in result.trajectory, result.reason
