@@ -40,11 +40,13 @@ def chain(root: Path, depth: int, name: str = LINK) -> None:
 
 
 @pytest.fixture
-def scratch(tmp_path: Path) -> Iterator[Path]:
+def scratch() -> Iterator[Path]:
     """A folder for deep chains, removed here: pytest's own clean-up of old temp folders
-    (shutil.rmtree) would hit the RecursionError under test, in a later session."""
-    folder = tmp_path / "scratch"
-    folder.mkdir()
+    (shutil.rmtree) would hit the RecursionError under test, in a later session. Directly
+    under the system's temporary folder: a rollout's gateway socket lies three levels below,
+    and pytest's folders (pytest-of-root/pytest-106/popen-gw1/<test name>) pushed its path past
+    the 107 bytes a Unix socket's path may have."""
+    folder = Path(tempfile.mkdtemp(prefix="hp-scratch-"))
     yield folder
     assert remove_tree(folder) == ""
 
