@@ -77,3 +77,9 @@ def test_in_the_sandbox_the_harness_imports_its_modules_from_the_bytecode() -> N
     }
     result = run_rollout(inputs_for(builtin_task("humanize_bytes_script"), 0, harness))
     assert '"bytecode_used": true' in result.trajectory, result.reason
+
+
+def test_no_more_than_a_megabyte_of_sources_is_compiled_outside_the_sandbox() -> None:
+    big = b"X = 1\n" + b"#" * (200 * 1024) + b"\n"  # ~200 KB each: five fit in 1 MB, not six
+    files = {f"m{i}.py": big.replace(b"X = 1", f"X = {i}".encode()) for i in range(8)}
+    assert len(bytecode_files(files)) == 5

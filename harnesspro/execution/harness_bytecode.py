@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 
 CHECKED_HASH = 0b11  # PEP 552 flags: hash-based, checked against the source
 MAX_SOURCE = 256 * 1024  # bigger sources compile in the sandbox, at the harness's expense
+MAX_TOTAL = 1024 * 1024  # compiled here per rollout at most: the rest compiles in the sandbox
 
 
 @functools.lru_cache(maxsize=256)
@@ -34,12 +35,15 @@ def pyc_of(source: bytes) -> bytes | None:
 
 def bytecode_files(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """`__pycache__/<name>.<tag>.pyc` -> bytes for each `.py` file of `files` that compiles
-    and has no such file of its own."""
+    and has no such file of its own, up to MAX_TOTAL bytes of sources in all (compiling runs
+    outside the sandbox's limits)."""
     tag = sys.implementation.cache_tag
     out = {}
-    for rel, source in files.items():
-        if not rel.endswith(".py") or len(source) > MAX_SOURCE or tag is None:
+    left = MAX_TOTAL
+    for rel, source in sorted(files.items()):
+        if not rel.endswith(".py") or len(source) > min(MAX_SOURCE, left) or tag is None:
             continue
+        left -= len(source)
         path = PurePosixPath(rel)
         pyc = str(path.parent / "__pycache__" / f"{path.stem}.{tag}.pyc")
         data = None if pyc in files else pyc_of(source)
