@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
+
+import pytest
 
 from harnesspro.execution.rollout import run_rollout
 from harnesspro.run.context import seed_template
@@ -36,3 +40,18 @@ def test_broken_harness_is_a_harness_error_not_a_crash() -> None:
     assert result.status == "harness_error"
     assert result.n_calls == 0
     assert result.official_pass is False
+
+
+def test_a_long_temporary_folder_does_not_break_the_gateway_socket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Unix socket's path holds 107 bytes; this temporary folder alone is longer.
+    long_tmp = tmp_path / ("t" * 110)
+    long_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long_tmp))
+    result = run_rollout(
+        inputs_for(builtin_task("sales_by_region"), 0, folder_files(seed_template()))
+    )
+    assert result.status == "ok", result.reason
+    assert result.n_calls > 0
+    assert list(long_tmp.iterdir()) == []  # the rollout's folders are gone

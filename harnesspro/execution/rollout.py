@@ -49,6 +49,9 @@ from harnesspro.tasks.toolenv import ToolEnvError
 FORWARDER = Path(__file__).parent / "gateway" / "forwarder.py"
 GATEWAY_PORT = 8377  # inside the sandbox's own network namespace
 TRAJECTORY_CAP = 2_000_000
+# A Unix socket's path holds at most 107 bytes: under a longer temporary folder the gateway's
+# socket gets a short folder of its own under /tmp.
+SOCKET_BASE_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -228,9 +231,15 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
     """
     tmp = Path(tempfile.mkdtemp(prefix="hp-roll-"))
     try:
-        result = _rollout_in(tmp, inputs, upstream)
+        gateway_dir = _socket_folder()
+    except OSError as exc:
+        remove_tree(tmp)
+        return _infra_result(inputs, f"no folder for the gateway's socket: {exc}")
+    try:
+        result = _rollout_in(tmp, gateway_dir, inputs, upstream)
     finally:
         left = remove_tree(tmp)
+        remove_tree(gateway_dir)  # mounted read-only: the harness cannot leave files in it
     if left and result.status != "infra_error":
         status, reason = blame(result.status, result.reason, f"its folder stayed: {left}")
         return replace(result, status=status, reason=reason)
@@ -251,7 +260,17 @@ def _run_metered(
     return run, *classify(run, tmp / "out", gateway, gateway.in_flight)
 
 
-def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> RolloutResult:
+def _socket_folder() -> Path:
+    """A new folder for the gateway's socket whose path is short enough for one."""
+    base = tempfile.gettempdir()
+    return Path(
+        tempfile.mkdtemp(prefix="hp-gw-", dir=base if len(base) <= SOCKET_BASE_MAX else "/tmp")
+    )
+
+
+def _rollout_in(
+    tmp: Path, gateway_dir: Path, inputs: RolloutInputs, upstream: Upstream | None
+) -> RolloutResult:
     sandbox = make_sandbox(inputs.sandbox, Limits(memory_mb=inputs.memory_mb))
     (tmp / "out").mkdir()
     try:
@@ -259,8 +278,6 @@ def _rollout_in(tmp: Path, inputs: RolloutInputs, upstream: Upstream | None) -> 
         layout = open_task(task, tmp / "task")
     except (TaskError, ToolEnvError, OSError, subprocess.SubprocessError) as exc:
         return _infra_result(inputs, f"preparing task '{inputs.task.task_id}' failed: {exc}")
-    gateway_dir = tmp / "gw"
-    gateway_dir.mkdir()
     if upstream is None:
         seen = inputs.script and visible_script(inputs.script, sandbox, layout.mounts())
         upstream = make_upstream(inputs, seen or None)
