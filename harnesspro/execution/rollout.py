@@ -239,7 +239,7 @@ def run_rollout(inputs: RolloutInputs, upstream: Upstream | None = None) -> Roll
         result = _rollout_in(tmp, gateway_dir, inputs, upstream)
     finally:
         left = remove_tree(tmp)
-        remove_tree(gateway_dir)  # mounted read-only: the harness cannot leave files in it
+        _remove_socket_folder(gateway_dir)
     if left and result.status != "infra_error":
         status, reason = blame(result.status, result.reason, f"its folder stayed: {left}")
         return replace(result, status=status, reason=reason)
@@ -266,6 +266,15 @@ def _socket_folder() -> Path:
     return Path(
         tempfile.mkdtemp(prefix="hp-gw-", dir=base if len(base) <= SOCKET_BASE_MAX else "/tmp")
     )
+
+
+def _remove_socket_folder(folder: Path) -> None:
+    """Empty once the gateway has closed (the sandbox mounts it read-only); else removed as
+    any tree the harness could reach."""
+    try:
+        folder.rmdir()
+    except OSError:
+        remove_tree(folder)
 
 
 def _rollout_in(

@@ -143,6 +143,11 @@ class Binds:
         self.args: list[str] = []
         self._made: set[str] = set()
 
+    def copy(self) -> Binds:
+        twin = Binds()
+        twin.args, twin._made = list(self.args), set(self._made)
+        return twin
+
     def add(self, flag: str, source: str, target: str) -> None:
         for parent in reversed(Path(target).parents[:-1]):
             if str(parent) not in self._made:
