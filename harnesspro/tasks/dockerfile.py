@@ -12,6 +12,7 @@ write is not created. Anything else is a `NeedsContainer` that quotes the offend
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -63,8 +64,10 @@ def logical_lines(text: str) -> list[str]:
     return lines
 
 
+@functools.lru_cache(maxsize=512)
 def parse_dockerfile(text: str) -> Environment | NeedsContainer:
-    """Interpret a Dockerfile's text; the first unsupported instruction stops it."""
+    """Interpret a Dockerfile's text; the first unsupported instruction stops it (once per
+    text: every rollout reads its task's; the result is frozen)."""
     state = State()
     for line in logical_lines(text):
         keyword, _, rest = line.partition(" ")

@@ -3,6 +3,7 @@ the older Terminal-Bench layout (task.yaml, Dockerfile, run-tests.sh, tests/, so
 
 from __future__ import annotations
 
+import functools
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -71,7 +72,7 @@ def _require(*paths: Path) -> None:
 def _load_harbor(folder: Path) -> Task:
     toml_path, instruction_path = folder / "task.toml", folder / "instruction.md"
     _require(instruction_path, folder / "tests" / "test.sh")
-    meta = _typed(HarborMeta, _read_toml(toml_path), toml_path)
+    meta = _harbor_meta(toml_path)
     instruction = _read_text(instruction_path).strip()
     if not instruction:
         raise TaskError(f"{instruction_path}: empty; write the task's instruction there.")
@@ -122,11 +123,18 @@ def _read_text(path: Path) -> str:
         raise TaskError(f"{path}: not UTF-8 text; save it as UTF-8.") from None
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _harbor_meta(path: Path) -> HarborMeta:
+    """task.toml's fields, parsed once per text (every rollout reads its task's)."""
+    return _parsed_harbor_meta(_read_text(path), path)
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed_harbor_meta(text: str, path: Path) -> HarborMeta:  # frozen: safe to share
     try:
-        return tomllib.loads(_read_text(path))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TaskError(f"{path}: not valid TOML ({exc}).") from None
+    return _typed(HarborMeta, data, path)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
@@ -146,7 +154,7 @@ def task_files(task: Task) -> TaskFiles:
     root = task.path
     if layout_of(root) == "harbor":
         toml_path = root / "task.toml"
-        verifier = _typed(HarborMeta, _read_toml(toml_path), toml_path).verifier
+        verifier = _harbor_meta(toml_path).verifier
         solution = root / "solution" / "solve.sh"
         return TaskFiles(
             layout="harbor",

@@ -10,6 +10,7 @@ that are paths or expansions.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 
@@ -35,8 +36,10 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 WRAPPERS = frozenset({"command", "exec", "time", "nohup", "timeout", "env", "xargs"})
 
 
+@functools.lru_cache(maxsize=512)
 def called_commands(script: str) -> tuple[str, ...]:
-    """Bare command names the script calls, in order of first use."""
+    """Bare command names the script calls, in order of first use (worked out once per
+    text: every rollout checks its task's test script)."""
     defined = set(FUNCTION.findall(script))
     found: list[str] = []
     for line in _code_lines(script):
