@@ -88,7 +88,8 @@ def unit_seeds(args: argparse.Namespace) -> dict[int, list[int | None]]:
     profiles = parse_seeds(args.profile_seeds)
     given = args.run_seeds.strip()
     if not args.paired:
-        return {p: list(parse_seeds(given, "--run-seeds")) if given else [None] for p in profiles}
+        crossed: list[int | None] = [*parse_seeds(given, "--run-seeds")] if given else [None]
+        return {p: list(crossed) for p in profiles}
     runs = parse_seeds(given, "--run-seeds", unique=False) if given else []
     listed = parse_seeds(args.profile_seeds, unique=False)
     if len(listed) != len(profiles) or len(runs) != len(profiles):
