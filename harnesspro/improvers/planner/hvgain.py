@@ -49,18 +49,31 @@ def gains(
     ref: tuple[float, float],
     band: tuple[float, float] = (-np.inf, np.inf),
 ) -> Array:
-    """Hypervolume each candidate adds to one front, inside the cost band (vectorised)."""
+    """Hypervolume each candidate adds to one front, inside the cost band (vectorised).
+
+    On the band the front is a step function of cost, intervals [a_j, b_j) at heights h_j
+    that never fall; a candidate (p, c) adds the integral of max(0, p - h) from c to the
+    band's end: the intervals from the one holding c up to the first at height p or more,
+    read off prefix sums of the widths and of height x width (one binary search each)."""
     ref_pass, ref_cost = ref
     cost, best = _steps(front_pass, front_cost, ref_pass)
     lo, hi = max(band[0], -1e300), min(band[1], ref_cost)
-    # intervals [a_j, b_j) of the cost axis and the front's pass rate h_j on each
-    a = np.concatenate([[lo], np.clip(cost, lo, hi)])
+    start = np.clip(cand_cost, lo, hi)
+    if not hi > lo or len(start) == 0:
+        return np.zeros(len(cand_pass))
     b = np.concatenate([np.clip(cost, lo, hi), [hi]])
+    # the first interval opens at the cheapest start (no candidate counts anything before it)
+    a = np.concatenate([[max(lo, min(float(start.min()), b[0]))], b[:-1]])
     h = np.concatenate([[ref_pass], best])
-    start = np.clip(cand_cost, lo, hi)[:, None]
-    width = np.clip(b[None, :] - np.maximum(a[None, :], start), 0.0, None)
-    height = np.clip(cand_pass[:, None] - h[None, :], 0.0, None)
-    return np.asarray((width * height).sum(axis=1), dtype=float)
+    width = b - a
+    sum_w = np.concatenate([[0.0], np.cumsum(width)])
+    sum_hw = np.concatenate([[0.0], np.cumsum(h * width)])
+    below = np.searchsorted(h, cand_pass, side="left")  # intervals lower than p: 0 .. below-1
+    first = np.searchsorted(b, start, side="right")  # the interval holding the start
+    at = np.minimum(first, len(h) - 1)
+    full = cand_pass * (sum_w[below] - sum_w[first]) - (sum_hw[below] - sum_hw[first])
+    total = full - (cand_pass - h[at]) * (start - a[at])
+    return np.asarray(np.where(first < below, np.clip(total, 0.0, None), 0.0), dtype=float)
 
 
 def expected_gains(
