@@ -68,30 +68,54 @@ def gain_plans(state: SearchState, rounds: int) -> list[Plan]:
     scores = state.scores
     model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates, scores)
     rng = np.random.default_rng(state.run_seed * 1000 + state.epoch)
-    w_pass, w_cost = model.draws(rng, DRAWS)
     known = np.array(list(genomes.values()), dtype=bool)
-    front_pass, front_cost = model.score(known, w_pass, w_cost)
-    pool = all_genomes()
-    pool_pass, pool_cost = pool_points(model, pool, w_pass, w_cost)
-    ref_cost = 2 * max(scores[c].cost_per_task for c in genomes)
-    if not math.isfinite(ref_cost):
-        ref_cost = 2 * float(np.max(front_cost))
-    mean_pass, mean_cost = model.mean(known)
-    bands = thirds(mean_cost, ref_cost) * rounds
-    ref = (0.0, ref_cost)
-    short = shortlist(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
-    pool, pool_pass, pool_cost = pool[short], pool_pass[:, short], pool_cost[:, short]
-    picks = choose(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
+    proposal = propose(model, known, all_genomes(), state.ref_cost, rounds, rng)
     seed, n = scores[SEED_ID], scores[SEED_ID].n_rollouts
     plans = []
-    for pick in picks:
-        prs, costs = pool_pass[:, pick.index], pool_cost[:, pick.index]
+    for pick in proposal.picks:
+        prs, costs = proposal.pool_pass[:, pick.index], proposal.pool_cost[:, pick.index]
         # as the coreset will measure it: the posterior plus the noise of n rollouts
         measured_pass = prs + rng.normal(0, 1, len(prs)) * np.sqrt(prs * (1 - prs) / n)
         measured_cost = costs * np.exp(rng.normal(0, np.sqrt(model.noise_var / n), len(costs)))
         forecast = Forecast(measured_pass, measured_cost, seed.pass_rate, seed.cost_per_task)
-        plans.append(plan_of(pick, pool[pick.index], forecast))
+        plans.append(plan_of(pick, proposal.pool[pick.index], forecast))
     return plans
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The picks, as indices into the shortlisted pool, with the pool's posterior draws."""
+
+    picks: list[Pick]
+    pool: npt.NDArray[np.bool_]
+    pool_pass: np.ndarray
+    pool_cost: np.ndarray
+
+
+def propose(
+    model: Surrogate,
+    known: npt.NDArray[np.bool_],
+    pool: npt.NDArray[np.bool_],
+    ref_cost: float | None,
+    rounds: int,
+    rng: np.random.Generator,
+) -> Proposal:
+    """`rounds` x one pick per region among `pool`, by expected gain over the front the
+    `known` genomes make, each draw of the posterior alike. The hypervolume is bounded by the
+    run's fixed reference cost (twice the seed's, as every epoch's selection measures its
+    front), so a pick dearer than that gains nothing here as it gains nothing there; before
+    one is fixed, twice the dearest predicted cost of the known genomes."""
+    w_pass, w_cost = model.draws(rng, DRAWS)
+    front_pass, front_cost = model.score(known, w_pass, w_cost)
+    pool_pass, pool_cost = pool_points(model, pool, w_pass, w_cost)
+    if ref_cost is None or not math.isfinite(ref_cost) or ref_cost <= 0:
+        ref_cost = 2 * float(np.max(front_cost))
+    bands = thirds(model.mean(known)[1], ref_cost) * rounds
+    ref = (0.0, ref_cost)
+    short = shortlist(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
+    pool, pool_pass, pool_cost = pool[short], pool_pass[:, short], pool_cost[:, short]
+    return Proposal(choose(front_pass, front_cost, pool_pass, pool_cost, ref, bands),
+                    pool, pool_pass, pool_cost)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import pandas as pd
 
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Candidate, Score
+from harnesspro.evolution.select_step import HV_REF_KEY
 from harnesspro.run.context import RunContext
 
 
@@ -24,6 +25,8 @@ class SearchState:
     rollouts: pd.DataFrame  # the scoring rollouts (coreset, after any refresh)
     coreset: tuple[str, ...]
     affordable: int | None  # candidates the rollout cap still pays for (None: uncapped)
+    ref_cost: float | None = None
+    """The run's fixed hypervolume reference cost (fixed by the seed's selection), None before."""
 
 
 def search_state(ctx: RunContext, epoch: int) -> SearchState:
@@ -33,7 +36,8 @@ def search_state(ctx: RunContext, epoch: int) -> SearchState:
         spent = len(search_rollouts(ctx.ledger.rollouts()))
         per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
         left = max(0, cap - spent) // per
+    stored = ctx.ledger.meta(HV_REF_KEY)
     return SearchState(
         epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
-        tuple(ctx.splits.coreset), left,
+        tuple(ctx.splits.coreset), left, None if stored is None else float(stored),
     )  # fmt: skip
