@@ -30,6 +30,9 @@ RUN = [
 ]  # fmt: skip
 
 
+NO_AGENT = "No available agent to submit job"
+
+
 @dataclass(frozen=True)
 class Head:
     address: str
@@ -48,11 +51,20 @@ class Head:
         return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
 
     def submit(self) -> str:
-        """Submit the tiny run from the repository, wait for it, return its log."""
-        done = self.ray(
-            "job", "submit", "--address", self.address, "--working-dir", str(REPO), "--", *RUN,
-            timeout=900,
-        )  # fmt: skip
+        """Submit the tiny run from the repository, wait for it, return its log. The head
+        answers `ray job list` before its node's job agent has registered; until then a
+        submission is refused with Ray's "No available agent to submit job, please try again
+        later" (no job is created), so that refusal is retried, for up to 180 s."""
+        deadline = time.monotonic() + 180
+        while True:
+            done = self.ray(
+                "job", "submit", "--address", self.address, "--working-dir", str(REPO), "--",
+                *RUN, timeout=900,
+            )  # fmt: skip
+            not_yet = NO_AGENT in done.stdout + done.stderr
+            if done.returncode == 0 or not not_yet or time.monotonic() > deadline:
+                break
+            time.sleep(2)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert "succeeded" in done.stdout.lower(), done.stdout[-3000:]
         return done.stdout
