@@ -2,18 +2,26 @@
 command (OUT/command.txt) and OUT/summary.md verbatim (paired table, power line, per-strategy
 table, resolution, wall time).
 
-    PYTHONPATH=$PWD .venv/bin/python scripts/bench_record.py OUT "Section title" [--commit SHA]
+    PYTHONPATH=$PWD .venv/bin/python scripts/bench_record.py OUT "Section title" [--commit SHA] \
+        [--keep docs/bench-data/NAME]
 
-Paste its output into docs/benchmarks.md; the numbers are never typed by hand.
+Paste its output into docs/benchmarks.md; the numbers are never typed by hand. `--keep DIR`
+also copies the bench's own small files (bench.csv, summary.md, command.txt, timing.json) into
+DIR, so that `scripts/bench_pool.py` can pool its units with later benches' from the
+repository, after the machine that ran it (and OUT) is gone.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+KEPT = ("bench.csv", "summary.md", "command.txt", "timing.json")
+"""What `--keep` copies: the units' rows (what bench_pool.py reads) and how they were made."""
 
 
 def head_commit() -> str:
@@ -33,16 +41,39 @@ def section(out: Path, title: str, commit: str, today: str) -> str:
     )
 
 
+def keep(out: Path, dest: Path) -> list[Path]:
+    """Copy the bench's KEPT files that exist into `dest` (made if missing); refuses a folder
+    that already holds a bench.csv, so a kept bench is never overwritten by another."""
+    if (dest / "bench.csv").exists():
+        raise FileExistsError(
+            f"{dest} already holds a bench.csv: keep each bench in its own folder"
+        )
+    dest.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for name in KEPT:
+        if (out / name).is_file():
+            copied.append(Path(shutil.copy2(out / name, dest / name)))
+    return copied
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("title")
     parser.add_argument("--commit", default="")
+    parser.add_argument("--keep", type=Path, help="copy the bench's small files here")
     args = parser.parse_args(argv)
-    missing = [n for n in ("command.txt", "summary.md") if not (args.out / n).is_file()]
+    need = ("command.txt", "summary.md", *(("bench.csv",) if args.keep else ()))
+    missing = [n for n in need if not (args.out / n).is_file()]
     if missing:
         print(f"{args.out}: no {missing[0]}; pass a folder `harnesspro bench` wrote.")
         return 2
+    if args.keep:
+        try:
+            keep(args.out, args.keep)
+        except (FileExistsError, OSError) as exc:
+            print(f"bench_record.py: --keep: {exc}", file=sys.stderr)
+            return 2
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     print(section(args.out, args.title, args.commit or head_commit(), today), end="")
     return 0

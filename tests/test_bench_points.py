@@ -111,3 +111,21 @@ def test_pooled_benches_add_their_units_and_refuse_a_unit_twice(tmp_path: Path) 
     assert row.endswith("| 2/0/1 |")
     with pytest.raises(ValueError, match="a unit appears in two"):
         pool.pooled([a, bench_csv(tmp_path / "d", 1, 0.5, 0.5)])
+
+
+def test_a_kept_bench_pools_from_its_copy_and_is_never_overwritten(tmp_path: Path) -> None:
+    record, pool = load_script("bench_record"), load_script("bench_pool")
+    a = bench_csv(tmp_path / "a", 1, 0.9, 0.8)  # +0.1
+    b = bench_csv(tmp_path / "b", 2, 0.6, 0.8)  # -0.2
+    for out in (a, b):
+        (out / "command.txt").write_text("harnesspro bench --profile-seeds ...\n")
+        (out / "summary.md").write_text("| table |\n")
+    assert record.main([str(a), "A", "--commit", "abc", "--keep", str(tmp_path / "kept/a")]) == 0
+    kept = tmp_path / "kept" / "a"
+    assert sorted(p.name for p in kept.iterdir()) == ["bench.csv", "command.txt", "summary.md"]
+    # the copy pools as the original did: (0.1 - 0.2) / 2 over the two units
+    row = pool.pooled([kept, b]).splitlines()[2]
+    assert row.startswith("| harnesspro - nsga2 (normalised_hv) | 2 | -0.050 [")
+    # a second bench into the same folder is refused, and the first copy stays as it was
+    assert record.main([str(b), "B", "--commit", "abc", "--keep", str(kept)]) == 2
+    assert pd.read_csv(kept / "bench.csv")["profile"].tolist() == [1, 1]
