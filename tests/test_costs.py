@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 
 from harnesspro.core.config_base import ConfigError
@@ -9,6 +12,7 @@ from harnesspro.core.model_config import Price
 from harnesspro.core.records import Usage
 from harnesspro.execution.gateway.prices import cost_of, lookup_price
 from harnesspro.execution.gateway.usage import normalise_usage
+from harnesspro.reports import costs
 
 
 def test_prompt_tokens_include_cached_ones() -> None:
@@ -52,3 +56,22 @@ def test_override_wins_and_unknown_is_refused() -> None:
     assert lookup_price("gpt-4o", {"gpt-4o": mine}) is mine
     with pytest.raises(ConfigError, match="prices.totally-unknown-model"):
         lookup_price("totally-unknown-model", {})
+
+
+def test_a_failed_costs_report_leaves_the_previous_one_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "costs.csv").write_text("account,epoch\ntarget,1\n")
+    monkeypatch.setattr(costs, "run_costs", lambda *_: pd.DataFrame({"account": ["target"]}))
+
+    def half_then_fail(self: pd.DataFrame, path: Path, **_: object) -> None:
+        Path(path).write_text("acc")  # a crash in the middle of the write
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        costs.write_run_costs(pd.DataFrame(), pd.DataFrame(), folder)
+    assert (folder / "costs.csv").read_text() == "account,epoch\ntarget,1\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["costs.csv"]  # no temporary left

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+from harnesspro.core.atomic import write_text_atomic
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
 from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
@@ -160,7 +161,7 @@ def write_summary(ctx: RunContext) -> None:
     }
     folder = ctx.run.reports()
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "synth_tests.json").write_text(json.dumps(body, indent=2) + "\n")
+    write_text_atomic(folder / "synth_tests.json", json.dumps(body, indent=2) + "\n")
 
 
 def grade(test: FrozenTest, snapshot: Snapshot, sandbox: Sandbox) -> bool:

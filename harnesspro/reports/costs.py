@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harnesspro.core.atomic import atomic_path
 from harnesspro.core.metrics import TOKEN_COLUMNS, known_sum, row_tokens
 
 PARTS = [*TOKEN_COLUMNS, "reasoning"]
@@ -129,5 +130,10 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
 
 
 def write_run_costs(rollouts: pd.DataFrame, search_calls: pd.DataFrame, folder: Path) -> Path:
-    """reports/costs.csv: both accounts by epoch, the held-out evaluation and the total."""
-    return write_csv(run_costs(rollouts, search_calls), folder / "costs.csv")
+    """reports/costs.csv: both accounts by epoch, the held-out evaluation and the total
+    (written whole or not at all)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "costs.csv"
+    with atomic_path(path) as tmp:
+        write_csv(run_costs(rollouts, search_calls), tmp)
+    return path
