@@ -41,7 +41,7 @@ def section(out: Path, title: str, commit: str, today: str) -> str:
     )
 
 
-def keep(out: Path, dest: Path) -> list[Path]:
+def keep(out: Path, dest: Path) -> None:
     """Copy the bench's KEPT files that exist into `dest` (made if missing); refuses a folder
     that already holds a bench.csv, so a kept bench is never overwritten by another."""
     if (dest / "bench.csv").exists():
@@ -49,11 +49,9 @@ def keep(out: Path, dest: Path) -> list[Path]:
             f"{dest} already holds a bench.csv: keep each bench in its own folder"
         )
     dest.mkdir(parents=True, exist_ok=True)
-    copied = []
     for name in KEPT:
         if (out / name).is_file():
-            copied.append(Path(shutil.copy2(out / name, dest / name)))
-    return copied
+            shutil.copy2(out / name, dest / name)
 
 
 def main(argv: list[str]) -> int:
@@ -71,7 +69,7 @@ def main(argv: list[str]) -> int:
     if args.keep:
         try:
             keep(args.out, args.keep)
-        except (FileExistsError, OSError) as exc:
+        except OSError as exc:  # FileExistsError included
             print(f"bench_record.py: --keep: {exc}", file=sys.stderr)
             return 2
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
