@@ -1,5 +1,9 @@
 """The paired table over the units of several finished benches together (each bench's
-bench.csv; units are (profile, run seed), so benches on other profiles or run seeds add units).
+bench.csv; units are (profile, run seed), so benches on other profiles or run seeds add units),
+then each variant's mean normalised hypervolume over the same units, and the mean of the best
+any one variant reached on each unit. A unit's reference front is the union of the variants'
+points, so that mean is what a variant would score by matching, on every unit, the best of
+those benched beside it (a variant scores more only by beating all of them on some units).
 
     .venv/bin/python scripts/bench_pool.py OUT [OUT ...]
 """
@@ -11,8 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from harnesspro.bench.arithmetic import Interval, bootstrap_interval
 from harnesspro.bench.paired import paired_frame, paired_markdown
 from harnesspro.bench.report import DEFAULT
+
+BEST = "best of the variants, per unit"
 
 
 def pooled(folders: list[Path]) -> str:
@@ -20,7 +27,24 @@ def pooled(folders: list[Path]) -> str:
     units = rows[["profile", "run_seed"]].astype(str).agg("/".join, axis=1)
     if (units + rows["variant"]).duplicated().any():
         raise ValueError("a unit appears in two of these benches: pool benches on other units")
-    return paired_markdown(paired_frame(rows, DEFAULT), DEFAULT)
+    return paired_markdown(paired_frame(rows, DEFAULT), DEFAULT) + "\n\n" + levels(rows)
+
+
+def level_rows(rows: pd.DataFrame) -> dict[str, Interval]:
+    """Mean normalised hypervolume [90% interval] per variant over the units, and of each
+    unit's best variant."""
+    table = rows.pivot_table(index=["profile", "run_seed"], columns="variant",
+                             values="normalised_hv", aggfunc="first")  # fmt: skip
+    out = {str(v): bootstrap_interval(list(table[v].dropna())) for v in table.columns}
+    out[BEST] = bootstrap_interval(list(table.max(axis=1, skipna=True)))
+    return out
+
+
+def levels(rows: pd.DataFrame) -> str:
+    lines = ["| variant | units | mean normalised HV [90% interval] |", "|---|---|---|"]
+    for name, i in level_rows(rows).items():
+        lines.append(f"| {name} | {i.n} | {i.mean:.3f} [{i.low:.3f}, {i.high:.3f}] |")
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:

@@ -109,6 +109,10 @@ def test_pooled_benches_add_their_units_and_refuse_a_unit_twice(tmp_path: Path) 
     row = pool.pooled([a, b, c]).splitlines()[2]
     assert row.startswith("| harnesspro - nsga2 (normalised_hv) | 3 | +0.100 [")  # (0.1-0.1+0.3)/3
     assert row.endswith("| 2/0/1 |")
+    levels = pool.level_rows(pd.concat([pd.read_csv(f / "bench.csv") for f in (a, b, c)]))
+    assert levels["harnesspro"].mean == pytest.approx((0.9 + 0.7 + 0.9) / 3)
+    assert levels["nsga2"].mean == pytest.approx((0.8 + 0.8 + 0.6) / 3)
+    assert levels[pool.BEST].mean == pytest.approx((0.9 + 0.8 + 0.9) / 3)  # each unit's best
     with pytest.raises(ValueError, match="a unit appears in two"):
         pool.pooled([a, bench_csv(tmp_path / "d", 1, 0.5, 0.5)])
 
