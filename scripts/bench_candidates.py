@@ -29,13 +29,16 @@ def areas(points: pd.DataFrame, passed: str, ref: float) -> pd.Series:
     return own / own[SEED]
 
 
-def run_row(run: Path) -> dict[str, float]:
+def run_row(run: Path) -> dict[str, float] | None:
+    """The run's figures; None for a run without test rollouts (stopped before the end)."""
     with sqlite3.connect(run / "ledger.sqlite") as db:
         rollouts = pd.read_sql(QUERY, db)
         query = "select value from meta where key = 'hypervolume_ref_cost'"
         ref = float(db.execute(query).fetchone()[0])
     by = rollouts.groupby(["split", "candidate_id"])
     means = by[["pass", "official_pass", "cost"]].mean()
+    if "test" not in means.index.get_level_values(0):
+        return None
     coreset, test = means.loc["coreset"], means.loc["test"]
     search = areas(coreset, "pass", ref)
     held_out = areas(test, "official_pass", 2 * float(test.loc[SEED, "cost"]))
@@ -54,8 +57,12 @@ def main(argv: list[str]) -> int:
     if not runs:
         print("usage: bench_candidates.py OUT (a finished bench folder)", file=sys.stderr)
         return 2
-    rows = pd.DataFrame([run_row(r) for r in runs])
-    rows.insert(0, "strategy", [r.name.split("-p")[0] for r in runs])
+    figures = {r: run_row(r) for r in runs}
+    done = [r for r in runs if figures[r] is not None]
+    if len(done) < len(runs):
+        print(f"left out {len(runs) - len(done)} runs without test rollouts (unfinished)")
+    rows = pd.DataFrame([figures[r] for r in done])
+    rows.insert(0, "strategy", [r.name.split("-p")[0] for r in done])
     table = rows.groupby("strategy", sort=False).mean()
     print("| strategy | " + " | ".join(table.columns) + " |")
     print("|---" * (len(table.columns) + 1) + "|")
