@@ -65,6 +65,11 @@ class EvolutionConfig(Strict):
     """G: rollouts of every candidate on every coreset task."""
     max_survivors: int = Field(3, ge=1, le=MAX_REPEATS)
     """At most this many distinct candidates are selected per epoch."""
+    confirm_attempts: int = Field(0, ge=0, le=MAX_REPEATS)
+    """Once the search ends, the seed and the operating points get this many more coreset
+    attempts each (attempts G, G+1, ...: new random draws, kept in reserve within
+    `evaluation.max_rollouts`) and the last selection is made again on every attempt
+    (harnesspro/evolution/confirm.py); 0 = none."""
     improver: Literal["catalog", "llm"] = "catalog"
     """How analyzer, planner and editor work (catalog = offline mechanism catalog; llm = the
     `improver_model`, falling back to the catalog with a recorded reason)."""
@@ -120,6 +125,11 @@ class EvolutionConfig(Strict):
     """After each epoch's evaluation, per parent: merge two siblings that gained on different
     levers (git three-way merge, validated and evaluated like any candidate), pick one, or
     keep the base (harnesspro/evolution/compose.py)."""
+
+    def confirm_reserve(self, coreset_size: int) -> int:
+        """Rollouts the search leaves to the confirmation: the seed and up to `max_survivors`
+        operating points, `confirm_attempts` more attempts on each coreset task."""
+        return (1 + self.max_survivors) * coreset_size * self.confirm_attempts
 
     @property
     def plans_disjoint(self) -> bool:

@@ -34,12 +34,15 @@ from harnesspro.run.lessons import file_epoch, library_path
 from harnesspro.run.validation_scores import validation_scores
 
 
-def rollout_cap(ctx: RunContext) -> int | None:
-    """Search rollouts that `evaluation.max_rollouts` still allows (None = uncapped)."""
+def rollout_cap(ctx: RunContext, reserved: bool = True) -> int | None:
+    """Search rollouts that `evaluation.max_rollouts` still allows (None = uncapped), bar
+    those kept for the confirmation (`evolution.confirm_attempts`) unless `reserved` is
+    False."""
     cap = ctx.config.evaluation.max_rollouts
     if cap is None:
         return None
-    return max(0, cap - len(search_rollouts(ctx.ledger.rollouts())))
+    kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset)) if reserved else 0
+    return max(0, cap - kept - len(search_rollouts(ctx.ledger.rollouts())))
 
 
 def say(ctx: RunContext, lines: Iterable[str]) -> None:
@@ -65,8 +68,10 @@ def stopped(ctx: RunContext, epoch: int) -> bool:
     """Whether the search must not start `epoch` because the rollout cap was hit or spent."""
     if not ctx.ledger.meta("stopped") and rollout_cap(ctx) == 0:
         cap = ctx.config.evaluation.max_rollouts
+        kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
+        but = f" (bar {kept} kept to confirm the operating points)" if kept else ""
         ctx.ledger.set_meta(
-            "stopped", f"evaluation.max_rollouts ({cap}) spent before epoch {epoch}"
+            "stopped", f"evaluation.max_rollouts ({cap}) spent before epoch {epoch}{but}"
         )
     return ctx.ledger.meta("stopped") is not None
 

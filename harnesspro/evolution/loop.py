@@ -1,11 +1,13 @@
 """The run: epoch 0, then each epoch (`epoch.py`) within the run's rollout cap, refreshing the
-coreset between them; at the end, the held-out test evaluation and the reports (`finish.py`).
+coreset between them; then the confirmation of the operating points (`confirm.py`, when
+configured); at the end, the held-out test evaluation and the reports (`finish.py`).
 `python -m harnesspro.evolve --config FILE`."""
 
 from __future__ import annotations
 
 from harnesspro.core.config_base import ConfigError
 from harnesspro.evaluation.selection.select import Selected
+from harnesspro.evolution.confirm import confirm
 from harnesspro.evolution.epoch import epoch_zero, rollout_cap, run_epoch, stopped
 from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.refresh import refresh_coreset
@@ -22,6 +24,13 @@ def check_start(ctx: RunContext) -> None:
         raise ConfigError(
             f"evaluation.max_rollouts ({cap}) is below the seed's coreset evaluation "
             f"({need} rollouts); raise it."
+        )
+    kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
+    if cap is not None and cap < need + kept:
+        raise ConfigError(
+            f"evaluation.max_rollouts ({cap}) does not cover the seed's coreset evaluation "
+            f"({need} rollouts) and the {kept} evolution.confirm_attempts keeps in reserve; "
+            "raise it or lower confirm_attempts."
         )
     if ctx.config.selection.validated and not ctx.splits.validation:
         raise ConfigError(
@@ -48,5 +57,6 @@ def run_evolution(ctx: RunContext) -> Selected:
         else:
             selected = run_epoch(ctx, epoch, selected)
             ctx = refresh_coreset(ctx, epoch, selected.parents, rollout_cap(ctx))
+    selected = confirm(ctx, selected)
     finish_run(ctx, search_done=True)
     return selected

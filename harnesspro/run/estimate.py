@@ -104,7 +104,8 @@ def search_rollouts(config: RunConfig, sizes: SplitSizes) -> int:
     tasks = min(ev.validation_tasks or sizes.validation, sizes.validation)
     per_candidate = tasks * (g if ev.validation_rollouts is None else ev.validation_rollouts)
     validation = per_candidate * (1 + evo.epochs * evo.max_survivors)  # a new pick once
-    total = coreset + validation
+    confirmation = evo.confirm_reserve(sizes.coreset)
+    total = coreset + validation + confirmation
     return total if ev.max_rollouts is None else min(total, ev.max_rollouts)
 
 

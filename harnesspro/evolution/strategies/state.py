@@ -24,7 +24,9 @@ class SearchState:
     scores: Mapping[str, Score]  # coreset scores of every complete candidate
     rollouts: pd.DataFrame  # the scoring rollouts (coreset, after any refresh)
     coreset: tuple[str, ...]
-    affordable: int | None  # candidates the rollout cap still pays for (None: uncapped)
+    affordable: int | None
+    """Candidates the rollout cap still pays for, bar the confirmation's reserve (None:
+    uncapped)."""
     ref_cost: float | None = None
     """The run's fixed hypervolume reference cost (fixed by the seed's selection), None before."""
 
@@ -35,7 +37,8 @@ def search_state(ctx: RunContext, epoch: int) -> SearchState:
     if cap is not None:
         spent = len(search_rollouts(ctx.ledger.rollouts()))
         per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
-        left = max(0, cap - spent) // per
+        kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
+        left = max(0, cap - spent - kept) // per
     stored = ctx.ledger.meta(HV_REF_KEY)
     return SearchState(
         epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
