@@ -87,3 +87,47 @@ def test_a_cap_below_seed_and_reserve_is_refused(tmp_path: Path) -> None:
     evaluation = {"validation_rollouts": 0, "max_rollouts": CORESET * G + 1}
     config = tiny_config(tmp_path, evolution=evolution, evaluation=evaluation)
     assert main(["evolve", "--config", str(config), "--run-dir", str(tmp_path / "r")]) == 2
+
+
+def test_a_resumed_run_confirms_the_journaled_candidates_only(
+    tmp_path: Path, ray_session: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed in the held-out evaluation after the confirmation, with the last epoch's
+    recorded choice since replaced by another candidate: the resumed run confirms the
+    journaled seed and picks again (nothing new to run), never the other candidate."""
+    from rich.console import Console
+
+    from harnesspro.core.config import load_config
+    from harnesspro.evolution import finish
+    from harnesspro.evolution.loop import run_evolution
+    from harnesspro.run.context import RunContext
+    from harnesspro.run.folder import RunFolder
+
+    evolution = {"epochs": 1, "rollouts_per_task": 1, "max_survivors": 1, "confirm_attempts": 1}
+    evaluation = {"validation_rollouts": 0, "attempts": 1}
+    config = load_config(
+        tiny_config(tmp_path, coreset={"size": 2}, evolution=evolution, evaluation=evaluation)
+    )
+    run = RunFolder(tmp_path / "run")
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(finish, "run_final", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_evolution(RunContext.open(config, run, Console(record=True)))
+    ctx = RunContext.open(config, run, Console(record=True))
+    journaled = json.loads(ctx.ledger.journaled(1, "confirmation") or "[]")
+    rollouts = ctx.ledger.rollouts()
+    coreset = rollouts[rollouts["split"] == "coreset"]
+    confirmed = set(coreset[coreset["attempt"] == 1]["candidate_id"])
+    assert confirmed == set(journaled) and "c000" in confirmed
+    other = next(c for c in ctx.candidates() if c not in confirmed)
+    ctx.ledger.record_selection(1, [(m, other, 0.5, 0.01, 0.0) for m in ("lite", "heavy")])
+    before = len(rollouts)
+    run_evolution(ctx)
+    after = ctx.ledger.rollouts()
+    assert set(after[(after["attempt"] == 1) & (after["split"] == "coreset")]["candidate_id"]) \
+        == confirmed  # fmt: skip
+    assert len(after[after["split"] != "test"]) == before
