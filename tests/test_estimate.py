@@ -120,3 +120,14 @@ def test_a_start_past_a_cap_is_refused_in_one_sentence(
     assert len(err.splitlines()) == 1 and err.count(". ") == 0, err
     assert "budget.max_target_dollars" in err and "--yes" in err
     assert not run_dir.exists()
+
+
+def test_the_confirmation_adds_the_seed_and_each_point_once() -> None:
+    base = small_config()
+    config = base.model_copy(
+        update={"evolution": base.evolution.model_copy(update={"confirm_attempts": 2})}
+    )
+    sizes = SplitSizes(coreset=3, validation=4, test=2)
+    added = estimate(config, sizes, None, None).search_rollouts
+    # the seed and max_survivors (1) points, 2 more attempts on each of 3 coreset tasks
+    assert added - estimate(base, sizes, None, None).search_rollouts == (1 + 1) * 3 * 2
