@@ -10,8 +10,8 @@ search (`EvolutionConfig.confirm_reserve`). The epoch's own report folder keeps 
 made before the confirmation; the ledger, the held-out evaluation and the final reports use
 the new one. Resumable: the confirmed candidates are journaled before their rollouts, so a
 resumed run confirms the same ones (finished rollouts skipped) and makes the choice again.
-Under `selection.validated` the choice is settled as every epoch's is (a new pick validated
-within what the cap has left).
+Under `selection.validated` the choice is settled as every epoch's is; a new pick is
+validated only if the cap, bar the reserve, still has rollouts for it.
 """
 
 from __future__ import annotations
