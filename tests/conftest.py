@@ -439,3 +439,30 @@ def harbor_task(root: Path, dockerfile: str) -> Path:
         "echo $r > /logs/verifier/reward.txt\n"
     )
     return folder
+
+
+def evolve_tiny_in(folder: Path, **sections: dict[str, object]) -> Path:
+    """A tiny run (`tiny_config` with these sections) evolved in `folder`; its run folder."""
+    from harnesspro.cli import main
+
+    tiny_config(folder, **sections)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert main(["evolve", "--config", "tiny.yaml"]) == 0
+    (run,) = (folder / "runs").iterdir()
+    return run
+
+
+def kill_in_held_out(config_path: Path, run: RunFolder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run `config_path` into `run` until its held-out evaluation starts, then stop it there
+    as a kill would (KeyboardInterrupt in place of `run_final`)."""
+    from harnesspro.evolution import finish
+    from harnesspro.evolution.loop import run_evolution
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(finish, "run_final", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_evolution(RunContext.open(load_config(config_path), run, Console(record=True)))

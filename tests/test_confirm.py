@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from rich.console import Console
 
 from harnesspro.cli import main
-from harnesspro.core.config import RunConfig
+from harnesspro.core.config import RunConfig, load_config
 from harnesspro.core.ledger import Ledger
-from tests.conftest import tiny_config
+from harnesspro.evolution.loop import run_evolution
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
+from tests.conftest import evolve_tiny_in, kill_in_held_out, tiny_config
 
 pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
 
@@ -28,12 +32,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path
     evolution = {"strategy": "harnesspro", "epochs": 1, "rollouts_per_task": G,
                  "max_survivors": SURVIVORS, "confirm_attempts": 1}  # fmt: skip
     evaluation = {"attempts": 1, "validation_rollouts": 0, "max_rollouts": CAP}
-    tiny_config(folder, evolution=evolution, evaluation=evaluation)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)
-        assert main(["evolve", "--config", "tiny.yaml"]) == 0
-    (run,) = (folder / "runs").iterdir()
-    return run
+    return evolve_tiny_in(folder, evolution=evolution, evaluation=evaluation)
 
 
 @pytest.fixture(scope="module")
@@ -95,29 +94,12 @@ def test_a_resumed_run_confirms_the_journaled_candidates_only(
     """Killed in the held-out evaluation after the confirmation, with the last epoch's
     recorded choice since replaced by another candidate: the resumed run confirms the
     journaled seed and picks again (nothing new to run), never the other candidate."""
-    from rich.console import Console
-
-    from harnesspro.core.config import load_config
-    from harnesspro.evolution import finish
-    from harnesspro.evolution.loop import run_evolution
-    from harnesspro.run.context import RunContext
-    from harnesspro.run.folder import RunFolder
-
     evolution = {"epochs": 1, "rollouts_per_task": 1, "max_survivors": 1, "confirm_attempts": 1}
     evaluation = {"validation_rollouts": 0, "attempts": 1}
-    config = load_config(
-        tiny_config(tmp_path, coreset={"size": 2}, evolution=evolution, evaluation=evaluation)
-    )
+    path = tiny_config(tmp_path, coreset={"size": 2}, evolution=evolution, evaluation=evaluation)
     run = RunFolder(tmp_path / "run")
-
-    def killed(*args: object) -> None:
-        raise KeyboardInterrupt
-
-    with monkeypatch.context() as patch:
-        patch.setattr(finish, "run_final", killed)
-        with pytest.raises(KeyboardInterrupt):
-            run_evolution(RunContext.open(config, run, Console(record=True)))
-    ctx = RunContext.open(config, run, Console(record=True))
+    kill_in_held_out(path, run, monkeypatch)
+    ctx = RunContext.open(load_config(path), run, Console(record=True))
     journaled = json.loads(ctx.ledger.journaled(1, "confirmation") or "[]")
     rollouts = ctx.ledger.rollouts()
     coreset = rollouts[rollouts["split"] == "coreset"]

@@ -8,11 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harnesspro.cli import main
 from harnesspro.core.ledger import Ledger
 from harnesspro.harness.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.reports.levers import plan_levers
-from tests.conftest import tiny_config
+from tests.conftest import evolve_tiny_in
 
 pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
 
@@ -22,12 +21,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path
     folder = tmp_path_factory.mktemp("gain")
     evolution = {"strategy": "harnesspro", "epochs": 2, "rollouts_per_task": 1}
     evaluation = {"final": False, "validation_rollouts": 0}
-    tiny_config(folder, evolution=evolution, evaluation=evaluation)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(folder)
-        assert main(["evolve", "--config", "tiny.yaml"]) == 0
-    (run,) = (folder / "runs").iterdir()
-    return run
+    return evolve_tiny_in(folder, evolution=evolution, evaluation=evaluation)
 
 
 @pytest.fixture(scope="module")

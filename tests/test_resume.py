@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import start_evolve, tiny_config, wait_for_file
+from tests.conftest import kill_in_held_out, start_evolve, tiny_config, wait_for_file
 
 PLANS = "SELECT parent_id, directive, mechanism, child_id FROM plans WHERE epoch = 1 ORDER BY 1, 2"
 CANDIDATES = "SELECT id, tree, parent, mechanism FROM candidates ORDER BY id"
@@ -74,26 +74,16 @@ def test_a_run_killed_in_its_held_out_evaluation_is_not_complete(
     from rich.console import Console
 
     from harnesspro.core.config import load_config
-    from harnesspro.evolution import finish
     from harnesspro.evolution.loop import run_evolution
     from harnesspro.run.context import RunContext
     from harnesspro.run.folder import RunFolder
 
     evaluation = {"validation_rollouts": 0, "attempts": 1}
     settings = {"epochs": 0, "rollouts_per_task": 1}
-    config = load_config(
-        tiny_config(tmp_path, coreset={"size": 2}, evolution=settings, evaluation=evaluation)
-    )
+    path = tiny_config(tmp_path, coreset={"size": 2}, evolution=settings, evaluation=evaluation)
     run = RunFolder(tmp_path / "run")
-
-    def killed(*args: object) -> None:
-        raise KeyboardInterrupt
-
-    with monkeypatch.context() as patch:
-        patch.setattr(finish, "run_final", killed)
-        with pytest.raises(KeyboardInterrupt):
-            run_evolution(RunContext.open(config, run, Console(record=True)))
-    ctx = RunContext.open(config, run, Console(record=True))
+    kill_in_held_out(path, run, monkeypatch)
+    ctx = RunContext.open(load_config(path), run, Console(record=True))
     assert ctx.ledger.meta("status") != "complete"
     assert not (run.reports() / "final.csv").exists()
     run_evolution(ctx)

@@ -20,17 +20,12 @@ def check_start(ctx: RunContext) -> None:
     selection needs validation tasks."""
     cap = ctx.config.evaluation.max_rollouts
     need = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
-    if cap is not None and cap < need:
-        raise ConfigError(
-            f"evaluation.max_rollouts ({cap}) is below the seed's coreset evaluation "
-            f"({need} rollouts); raise it."
-        )
     kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
     if cap is not None and cap < need + kept:
+        reserve = f" and the {kept} evolution.confirm_attempts keeps in reserve" if kept else ""
         raise ConfigError(
-            f"evaluation.max_rollouts ({cap}) does not cover the seed's coreset evaluation "
-            f"({need} rollouts) and the {kept} evolution.confirm_attempts keeps in reserve; "
-            "raise it or lower confirm_attempts."
+            f"evaluation.max_rollouts ({cap}) is below the seed's coreset evaluation "
+            f"({need} rollouts){reserve}; raise it."
         )
     if ctx.config.selection.validated and not ctx.splits.validation:
         raise ConfigError(
