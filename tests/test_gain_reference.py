@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from harnesspro.evolution.select_step import HV_REF_KEY
-from harnesspro.evolution.strategies.expected_gain import propose
+from harnesspro.evolution.strategies.proposals import propose
 from harnesspro.evolution.strategies.state import search_state
 from harnesspro.improvers.planner.surrogate import Gaussian, Surrogate, pair_index
 

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 
-from harnesspro.improvers.planner.surrogate import Observations, fit, flat_prior
+from harnesspro.improvers.planner.surrogate import (
+    Observations,
+    Prior,
+    design,
+    fit,
+    flat_prior,
+    pair_index,
+)
 
 PLANTED_PASS = np.array([1.2, -1.0, 0.0, 0.6, -0.4, 0.0])  # logit scale
 PLANTED_COST = np.array([-0.5, 0.3, 0.0, 0.2, -0.2, 0.0])  # log scale
@@ -58,3 +68,30 @@ def test_predicted_pass_rate_matches_the_planted_one() -> None:
     assert abs(pr[0] - truth) < 0.08
     true_cost = float(np.mean(np.exp(-3.0 + 0.2 * np.arange(4) + PLANTED_COST @ genome[0] + 0.02)))
     assert abs(cost[0] / true_cost - 1) < 0.1
+
+
+def test_the_fit_reaches_the_mode_where_a_full_newton_step_overshoots() -> None:
+    """Recorded from a tiny llm-mode run whose fit diverged with full Newton steps (task
+    intercepts past 300): at the returned mean the log posterior's gradient is 0."""
+    data = json.loads((Path(__file__).parent / "data" / "newton_overshoot.json").read_text())
+    genomes = np.array([[c == "1" for c in row] for row in data["genomes"]])
+    m, t = genomes.shape[1], data["n_tasks"]
+    tasks = np.array(data["tasks"], dtype=np.int64)
+    passed = np.array(data["passed"], dtype=float)
+    obs = Observations(genomes, tasks, passed, np.zeros(len(tasks)), t)
+    prior = Prior(np.array(data["pass_mean"]), np.zeros(m))
+    model = fit(obs, prior)
+    pairs = pair_index(m)
+    x = np.hstack([np.eye(t)[tasks], design(genomes, pairs)])
+    w = model.pass_post.mean
+    # the prior as fit() sets it: task intercepts at the smoothed logit of each task's rate
+    ones = np.array([passed[tasks == i].sum() for i in range(t)])
+    runs = np.array([(tasks == i).sum() for i in range(t)])
+    mu0 = np.concatenate([np.log((ones + 1) / (runs - ones + 1)), prior.pass_mean,
+                          np.zeros(len(pairs))])  # fmt: skip
+    prec0 = np.concatenate([np.full(t, prior.task_sd**-2), np.full(m, prior.main_sd**-2),
+                            np.full(len(pairs), prior.pair_sd**-2)])  # fmt: skip
+    p = 1 / (1 + np.exp(-(x @ w)))
+    gradient = x.T @ (passed - p) - prec0 * (w - mu0)
+    assert np.max(np.abs(gradient)) < 1e-6
+    assert np.max(np.abs(w[:t])) < 10  # the task intercepts stay on the scale of the data

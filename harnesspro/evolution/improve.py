@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +67,16 @@ def search_account(
 
 
 def improve(
-    ctx: RunContext, epoch: int, parent_ids: list[str], upstream: Upstream | None = None
+    ctx: RunContext,
+    epoch: int,
+    parent_ids: list[str],
+    upstream: Upstream | None = None,
+    wrap: Callable[[Improver], Improver] | None = None,
 ) -> list[Candidate]:
     """Diagnose, plan and edit; returns this epoch's candidates to evaluate.
 
-    `upstream` replaces the llm improver's configured model (tests pass a replay upstream).
+    `upstream` replaces the llm improver's configured model (tests pass a replay upstream);
+    `wrap` wraps the llm roles (the default strategy chooses among the planner's plans).
     """
     llm = ctx.config.evolution.improver == "llm"
     inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
@@ -86,8 +91,8 @@ def improve(
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:
             bundle = ctx.config.evolution.plan_bundle
-            roles = LLMImprover(account, sandbox.backend, sandbox.memory_mb, bundle)
-            children = run_roles(ctx, inputs, roles)
+            roles: Improver = LLMImprover(account, sandbox.backend, sandbox.memory_mb, bundle)
+            children = run_roles(ctx, inputs, wrap(roles) if wrap else roles)
         ctx.console.print(f"  {describe_search_costs(ctx.ledger)}", markup=False)
         return children
     finally:

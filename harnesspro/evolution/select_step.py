@@ -13,6 +13,7 @@ from harnesspro.evaluation.selection.select import (
     SelectionInput,
     select,
 )
+from harnesspro.improvers.planner.features import Features, measured_changes
 from harnesspro.improvers.planner.measured import shrunk_points
 from harnesspro.run.context import SEED_ID, RunContext
 from harnesspro.run.validation_scores import pooled_scores
@@ -55,15 +56,16 @@ def select_epoch(ctx: RunContext, epoch: int) -> Selected:
 def shrunk_points_of(
     ctx: RunContext, scores: dict[str, Score]
 ) -> dict[str, tuple[float, float]] | None:
-    """The surrogate's posterior means to choose on (strategies in SHRUNK, catalog improver,
-    dollar axis, not validated), written beside the raw ones to reports/shrunk.csv; None:
-    choose on the measured points."""
-    evolution = ctx.config.evolution
-    if evolution.strategy not in SHRUNK or evolution.improver != "catalog":
+    """The surrogate's posterior means to choose on (strategies in SHRUNK, dollar axis, not
+    validated; free-form changes are features too), written beside the raw ones to
+    reports/shrunk.csv; None: choose on the measured points."""
+    if ctx.config.evolution.strategy not in SHRUNK:
         return None
     if ctx.config.selection.validated or axis_of(scores) != "dollars":
         return None  # the surrogate models coreset dollars only
-    means = shrunk_points(ctx.scoring_rollouts(), ctx.splits.coreset, ctx.candidates(), scores)
+    candidates = ctx.candidates()
+    features = Features(measured_changes(ctx.ledger.plans(), candidates))
+    means = shrunk_points(ctx.scoring_rollouts(), ctx.splits.coreset, candidates, scores, features)
     raw = {cid: (s.pass_rate, s.cost_per_task) for cid, s in scores.items()}
     out = {cid: means.get(cid, point) for cid, point in raw.items()}
     rows = ["candidate_id,raw_pass_rate,raw_cost_per_task,shrunk_pass_rate,shrunk_cost_per_task"]

@@ -9,21 +9,19 @@ proposes, among every genome of the catalog, those with the largest expected gai
 hypervolume of the front under the posterior (planner/hvgain.py): one per directive, each
 directive a region of the front (cheap end, knee, strong end), each plan naming its region.
 The candidates are made and journaled as NSGA-II's are (seed + mechanisms, catalog order).
+With improver `llm`, see strategies/llm_gain.py.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
-import numpy.typing as npt
 
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
+from harnesspro.evolution.strategies import llm_gain
 from harnesspro.evolution.strategies.nsga2 import journaled_children
+from harnesspro.evolution.strategies.proposals import forecast_of, plan_of, propose
 from harnesspro.evolution.strategies.state import SearchState, search_state
-from harnesspro.improvers.planner.hvgain import Pick, choose, shortlist, thirds
 from harnesspro.improvers.planner.measured import measured_genomes, surrogate_of
 from harnesspro.improvers.planner.screening import screening_design
 from harnesspro.improvers.planner.space import (
@@ -33,11 +31,8 @@ from harnesspro.improvers.planner.space import (
     levers_of,
     name_of,
 )
-from harnesspro.improvers.planner.surrogate import Surrogate
 from harnesspro.run.context import SEED_ID, RunContext
 
-DRAWS = 64  # posterior draws per decision
-CHUNK = 4096  # genomes scored at once (memory: draws x chunk x tasks)
 MAX_SCREEN, MIN_SCREEN = 9, 4
 
 
@@ -55,108 +50,16 @@ def screening_plans(state: SearchState) -> list[Plan]:
     ]  # fmt: skip
 
 
-def pool_points(
-    model: Surrogate, pool: npt.NDArray[np.bool_], w_pass: np.ndarray, w_cost: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every pool genome's pass rate and cost under each draw, in chunks."""
-    out = [model.score(pool[i : i + CHUNK], w_pass, w_cost) for i in range(0, len(pool), CHUNK)]
-    return np.hstack([p for p, _ in out]), np.hstack([c for _, c in out])
-
-
 def gain_plans(state: SearchState, rounds: int) -> list[Plan]:
     """`rounds` x one plan per region of the front, by expected hypervolume gain."""
-    scores = state.scores
-    model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates, scores)
+    model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates, state.scores)
     rng = np.random.default_rng(state.run_seed * 1000 + state.epoch)
     known = np.array(list(genomes.values()), dtype=bool)
     proposal = propose(model, known, all_genomes(), state.ref_cost, rounds, rng)
-    seed, n = scores[SEED_ID], scores[SEED_ID].n_rollouts
-    plans = []
-    for pick in proposal.picks:
-        prs, costs = proposal.pool_pass[:, pick.index], proposal.pool_cost[:, pick.index]
-        # as the coreset will measure it: the posterior plus the noise of n rollouts
-        measured_pass = prs + rng.normal(0, 1, len(prs)) * np.sqrt(prs * (1 - prs) / n)
-        measured_cost = costs * np.exp(rng.normal(0, np.sqrt(model.noise_var / n), len(costs)))
-        forecast = Forecast(measured_pass, measured_cost, seed.pass_rate, seed.cost_per_task)
-        plans.append(plan_of(pick, proposal.pool[pick.index], forecast))
-    return plans
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """The picks, as indices into the shortlisted pool, with the pool's posterior draws."""
-
-    picks: list[Pick]
-    pool: npt.NDArray[np.bool_]
-    pool_pass: np.ndarray
-    pool_cost: np.ndarray
-
-
-def propose(
-    model: Surrogate,
-    known: npt.NDArray[np.bool_],
-    pool: npt.NDArray[np.bool_],
-    ref_cost: float | None,
-    rounds: int,
-    rng: np.random.Generator,
-) -> Proposal:
-    """`rounds` x one pick per region among `pool`, by expected gain over the front the
-    `known` genomes make, each draw of the posterior alike. The hypervolume is bounded by the
-    run's fixed reference cost (twice the seed's, as every epoch's selection measures its
-    front), so a pick dearer than that gains nothing here as it gains nothing there; before
-    one is fixed, twice the dearest predicted cost of the known genomes."""
-    w_pass, w_cost = model.draws(rng, DRAWS)
-    front_pass, front_cost = model.score(known, w_pass, w_cost)
-    pool_pass, pool_cost = pool_points(model, pool, w_pass, w_cost)
-    if ref_cost is None or not math.isfinite(ref_cost) or ref_cost <= 0:
-        ref_cost = 2 * float(np.max(front_cost))
-    bands = thirds(model.mean(known)[1], ref_cost) * rounds
-    ref = (0.0, ref_cost)
-    short = shortlist(front_pass, front_cost, pool_pass, pool_cost, ref, bands)
-    pool, pool_pass, pool_cost = pool[short], pool_pass[:, short], pool_cost[:, short]
-    return Proposal(choose(front_pass, front_cost, pool_pass, pool_cost, ref, bands),
-                    pool, pool_pass, pool_cost)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Forecast:
-    """A pick's measured pass rate and cost per task, drawn from the posterior predictive,
-    and the seed's measured figures the prediction is relative to."""
-
-    pass_rate: np.ndarray
-    cost: np.ndarray
-    seed_pass: float
-    seed_cost: float
-
-    def pass_change(self) -> tuple[float, float, float]:
-        """Mean and 90% interval of the pass-rate change against the seed."""
-        low, high = np.percentile(self.pass_rate - self.seed_pass, [5, 95])
-        return float(np.mean(self.pass_rate)) - self.seed_pass, float(low), float(high)
-
-    def cost_change(self) -> tuple[float, float, float]:
-        """Mean and 90% interval of the relative cost change (0s when the seed's is unknown)."""
-        if not self.seed_cost or not math.isfinite(self.seed_cost):
-            return 0.0, 0.0, 0.0
-        rel = self.cost / self.seed_cost - 1
-        low, high = np.percentile(rel, [5, 95])
-        return float(np.mean(self.cost)) / self.seed_cost - 1, float(low), float(high)
-
-
-def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan:
-    """The plan of one pick: its region, expected gain and predicted change with intervals."""
-    d_pass, p_low, p_high = forecast.pass_change()
-    d_cost, c_low, c_high = forecast.cost_change()
-    region = {"cost-first": "cheap end", "balanced": "knee", "performance-first": "strong end"}
-    why = (
-        f"fills the {region[pick.band.directive]} of the front: expected hypervolume gain "
-        f"{pick.gain:.3g}; predicted against the seed: pass {d_pass:+.2f} [{p_low:+.2f}, "
-        f"{p_high:+.2f}], cost {d_cost:+.0%} [{c_low:+.0%}, {c_high:+.0%}] (90%, as measured)"
-    )
-    return Plan(
-        SEED_ID, pick.band.directive, name_of(bits), why, round(d_pass, 4), round(d_cost, 4),
-        levers=levers_of(bits), pass_interval=(round(p_low, 4), round(p_high, 4)),
-        cost_interval=(round(c_low, 4), round(c_high, 4)),
-    )  # fmt: skip
+    return [
+        plan_of(pick, proposal.pool[pick.index], forecast_of(state, model, proposal, pick, rng))
+        for pick in proposal.picks
+    ]
 
 
 def plans_for(state: SearchState) -> list[Plan]:
@@ -169,10 +72,17 @@ def plans_for(state: SearchState) -> list[Plan]:
 
 class ExpectedGain:
     """Journaled as NSGA-II is: the epoch's plans once drawn, then each edit. With improver
-    'llm' the planner's free-form plans are not yet features of the surrogate: it plans as
-    `harnesspro-v1` does."""
+    'llm' the screening is the same; later epochs the llm planner proposes and the surrogate
+    chooses among its plans and the catalog's combinations (strategies/llm_gain.py)."""
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
-        if ctx.config.evolution.improver == "llm":
-            return improve(ctx, epoch, parents)
+        state = search_state(ctx, epoch)
+        if ctx.config.evolution.improver == "llm" and not screens(ctx, state):
+            return improve(ctx, epoch, parents, wrap=llm_gain.chooser(ctx, state))
         return journaled_children(ctx, epoch, lambda c, e: plans_for(search_state(c, e)))
+
+
+def screens(ctx: RunContext, state: SearchState) -> bool:
+    """With improver 'llm': whether this epoch is the screening (the first epoch, on a
+    harness the catalog's edits apply to)."""
+    return state.epoch == 1 and llm_gain.catalog_applies(ctx)

@@ -1,5 +1,6 @@
 """What the surrogate is fit to: every scored coreset rollout of the candidates made of catalog
-mechanisms, and the shrunk (posterior-mean) point of each such candidate."""
+mechanisms (and of free-form changes, given their features), and the shrunk (posterior-mean)
+point of each such candidate."""
 
 from __future__ import annotations
 
@@ -11,25 +12,31 @@ import pandas as pd
 
 from harnesspro.core.metrics import row_tokens, scored
 from harnesspro.core.records import Candidate, Score
-from harnesspro.improvers.planner.catalog import lineage
-from harnesspro.improvers.planner.space import GENES, catalog_prior, genome_of, parts
+from harnesspro.improvers.planner.features import Features, genome_in
 from harnesspro.improvers.planner.surrogate import Observations, Surrogate, fit
 
 Genomes = dict[str, npt.NDArray[np.bool_]]
+CATALOG_ONLY = Features()  # no free-form changes: catalog mechanisms only
 
 
-def measured_genomes(candidates: Mapping[str, Candidate], scored_ids: Sequence[str]) -> Genomes:
-    """Scored candidates made of catalog mechanisms only, by id, with their genome (the
-    mechanisms along their lineage); merges and free-form plans are left out."""
+def measured_genomes(
+    candidates: Mapping[str, Candidate],
+    scored_ids: Sequence[str],
+    features: Features = CATALOG_ONLY,
+) -> Genomes:
+    """Scored candidates made of catalog mechanisms and the free-form changes of `features`
+    only, by id, with their genome; merges and other changes are left out."""
     out = {}
     for cid in scored_ids:
-        names = set().union(*(parts(candidates[c].mechanism) for c in lineage(cid, candidates)))
-        if names <= set(GENES):
-            out[cid] = genome_of(names)
+        bits = genome_in(features, cid, candidates)
+        if bits is not None:
+            out[cid] = bits
     return out
 
 
-def observations(rollouts: pd.DataFrame, coreset: Sequence[str], genomes: Genomes) -> Observations:
+def observations(
+    rollouts: pd.DataFrame, coreset: Sequence[str], genomes: Genomes, width: int
+) -> Observations:
     """One row per scored coreset rollout of those candidates (log cost in dollars, else in
     tokens when any dollar figure is unknown; NaN where both are)."""
     frame = scored(rollouts, coreset).dropna(subset=["pass"])
@@ -39,7 +46,7 @@ def observations(rollouts: pd.DataFrame, coreset: Sequence[str], genomes: Genome
         cost = row_tokens(frame)
     tasks = sorted(coreset)
     return Observations(
-        np.array([genomes[c] for c in frame["candidate_id"]], dtype=bool).reshape(-1, len(GENES)),
+        np.array([genomes[c] for c in frame["candidate_id"]], dtype=bool).reshape(-1, width),
         np.array([tasks.index(t) for t in frame["task_id"]], dtype=np.int64),
         frame["pass"].to_numpy(float),
         np.log(np.clip(cost.to_numpy(float), 1e-12, None)),
@@ -52,10 +59,12 @@ def surrogate_of(
     coreset: Sequence[str],
     candidates: Mapping[str, Candidate],
     scores: Mapping[str, Score],
+    features: Features = CATALOG_ONLY,
 ) -> tuple[Surrogate, Genomes]:
-    """The surrogate fit to every measured catalog candidate, and their genomes."""
-    genomes = measured_genomes(candidates, sorted(scores))
-    return fit(observations(rollouts, coreset, genomes), catalog_prior()), genomes
+    """The surrogate fit to every measured candidate `features` describes, and their genomes."""
+    genomes = measured_genomes(candidates, sorted(scores), features)
+    obs = observations(rollouts, coreset, genomes, len(features.names))
+    return fit(obs, features.prior()), genomes
 
 
 def shrunk_points(
@@ -63,11 +72,12 @@ def shrunk_points(
     coreset: Sequence[str],
     candidates: Mapping[str, Candidate],
     scores: Mapping[str, Score],
+    features: Features = CATALOG_ONLY,
 ) -> dict[str, tuple[float, float]]:
-    """Posterior-mean (pass rate, cost per task) of each measured catalog candidate: its raw
+    """Posterior-mean (pass rate, cost per task) of each measured candidate: its raw
     mean pulled towards what the other candidates say about its levers (against the winner's
     curse of picking on 8-rollout means)."""
-    model, genomes = surrogate_of(rollouts, coreset, candidates, scores)
+    model, genomes = surrogate_of(rollouts, coreset, candidates, scores, features)
     ids = list(genomes)
     if not ids:
         return {}

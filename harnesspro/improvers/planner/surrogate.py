@@ -6,7 +6,8 @@ carries), the task, whether it passed and its log cost. Two models share the fea
 - pass: logistic regression, `logit P(pass) = a_task + sum_j b_j x_j + sum_{j<k} g_jk x_j x_k`,
   Gaussian priors (task intercepts wide, main effects weak and centred on the catalog's
   expectation, pairwise interactions shrunk towards 0), posterior by the Laplace approximation
-  (Newton's method to the mode, the inverse Hessian as covariance);
+  (Newton's method to the mode, a step halved while it would lower the posterior; the inverse
+  Hessian as covariance);
 - cost: the same linear predictor for `log cost` with Gaussian noise, conjugate Gaussian
   posterior, the noise variance estimated from the residuals.
 
@@ -83,15 +84,29 @@ def _sigmoid(z: Array) -> Array:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
 
+def log_posterior(x: Array, y: Array, w: Array, mu0: Array, prec0: Array) -> float:
+    """The logistic log likelihood plus the Gaussian log prior, up to a constant."""
+    z = x @ w
+    return float(y @ z - np.sum(np.logaddexp(0.0, z)) - 0.5 * prec0 @ (w - mu0) ** 2)
+
+
 def laplace_logistic(x: Array, y: Array, mu0: Array, prec0: Array, iters: int = 100) -> Gaussian:
-    """Mode and inverse Hessian of the logistic posterior with a N(mu0, diag(1/prec0)) prior."""
+    """Mode and inverse Hessian of the logistic posterior with a N(mu0, diag(1/prec0)) prior.
+    Newton's steps are halved until the log posterior does not fall: a full step can overshoot
+    far from the mode (nearly separable rows, many features) and never come back."""
     w = mu0.copy()
+    current = log_posterior(x, y, w, mu0, prec0)
     for _ in range(iters):
         p = _sigmoid(x @ w)
         grad = x.T @ (y - p) - prec0 * (w - mu0)
         hess = (x.T * (p * (1 - p))) @ x + np.diag(prec0)
         step = np.linalg.solve(hess, grad)
-        w = w + step
+        for _ in range(40):
+            value = log_posterior(x, y, w + step, mu0, prec0)
+            if value >= current - 1e-12:
+                break
+            step = step / 2
+        w, current = w + step, value
         if np.max(np.abs(step)) < 1e-9:
             break
     p = _sigmoid(x @ w)
