@@ -16,14 +16,14 @@ from tests.conftest import tiny_config
 CONFIGS = Path(__file__).parents[1] / "configs"
 
 
-def small_config(**budget: float) -> RunConfig:
+def small_config(strategy: str = "harnesspro-v1", **budget: float) -> RunConfig:
     return RunConfig.model_validate(
         {
             "model": {"name": "m", "upstream": "openai", "base_url": "http://x/v1"},
             "prices": {"m": {"input": 1.0, "output": 2.0}},
             "evolution": {
                 "epochs": 1, "rollouts_per_task": 2, "max_survivors": 1,
-                "improver": "llm", "synthesizer": "llm",
+                "improver": "llm", "synthesizer": "llm", "strategy": strategy,
                 "improver_model": {"name": "m", "upstream": "openai", "max_edit_steps": 4},
             },
             "evaluation": {"validation_rollouts": 1, "attempts": 1},
@@ -52,6 +52,26 @@ def test_the_estimate_matches_a_hand_count() -> None:
     assert past_cap(est, config) == ""
     capped = small_config(max_target_dollars=0.1)
     assert "budget.max_target_dollars" in past_cap(est, capped)
+
+
+def test_the_default_strategy_plans_after_its_screening_and_edits_its_picks() -> None:
+    base = small_config("harnesspro")
+    evolution = base.evolution.model_copy(update={"epochs": 3, "max_survivors": 3})
+    sizes = SplitSizes(coreset=3, validation=4, test=2)
+    for cap, picks in ((None, 9), (500, 3)):
+        evaluation = base.evaluation.model_copy(update={"max_rollouts": cap})
+        config = base.model_copy(update={"evolution": evolution, "evaluation": evaluation})
+        est = estimate(config, sizes, None, None)
+        # epoch 1 screens without the planner; epochs 2 and 3 plan for 3 parents each = 6;
+        # edited: at most min(6 parents x 3 plans, 2 epochs x `picks`), 4 steps each;
+        # synthesizer 3 + 4 tasks
+        edits = min(18, 2 * picks)
+        assert est.improver_calls == 6 + 6 + edits * 4 + 7, cap
+    # a seed without the catalog's harness.yaml has no screening: epoch 1 plans for it too
+    custom = base.model_copy(update={"evolution": evolution})
+    own = custom.harness.model_copy(update={"seed": Path(__file__).parent / "no-such-seed"})
+    est = estimate(custom.model_copy(update={"harness": own}), sizes, None, None)
+    assert est.improver_calls == 7 + 7 + min(21, 3 * 9) * 4 + 7
 
 
 def test_epoch_one_improves_the_seed_alone() -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from harnesspro.core.config import RunConfig
 from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
+from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.improvers.account import improver_price
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
 
@@ -122,15 +123,30 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
     tries = 1 if typical else 2  # the roles ask again once after an invalid reply
     calls = dict.fromkeys(ROLE_CALLS, 0)
     if evo.improver == "llm":
-        parents = parent_steps(config)
+        parents, edits = llm_steps(config)
         steps = TYPICAL_EDIT_STEPS if typical else evo.improver_model.max_edit_steps
         steps = min(steps, evo.improver_model.max_edit_steps)
         calls["analyzer"] = calls["planner"] = parents * tries
-        calls["editor"] = parents * DIRECTIVES * steps * (1 if typical else EDIT_ATTEMPTS)
+        calls["editor"] = edits * steps * (1 if typical else EDIT_ATTEMPTS)
     if evo.synthesizer == "llm":
         tasks = min(config.evaluation.validation_tasks or sizes.validation, sizes.validation)
         calls["synthesizer"] = (sizes.coreset + tasks) * tries
     return calls
+
+
+def llm_steps(config: RunConfig) -> tuple[int, int]:
+    """With improver 'llm': the parents the planner plans for and the plans edited at most.
+    The default strategy screens in epoch 1 without the planner (on a seed the catalog's edits
+    apply to), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
+    cap, else 9 (strategies/llm_gain.py)."""
+    parents, evo = parent_steps(config), config.evolution
+    if evo.strategy != "harnesspro":
+        return parents, parents * DIRECTIVES
+    seed = config.harness.seed
+    screened = 1 if evo.epochs and (seed is None or (seed / CONFIG_FILE).is_file()) else 0
+    picks = 9 if config.evaluation.max_rollouts is None else 3
+    planning = parents - screened  # epoch 1 improves the seed alone
+    return planning, min(planning * DIRECTIVES, (evo.epochs - screened) * picks)
 
 
 def improver_dollars(calls: dict[str, int], price: Price | None) -> float | None:

@@ -31,6 +31,7 @@ from harnesspro.evolution.strategies.proposals import (
     propose,
 )
 from harnesspro.evolution.strategies.state import SearchState
+from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.analyzer import Fallbacks
 from harnesspro.improvers.editor.apply import Edit, apply_plan
@@ -42,12 +43,10 @@ from harnesspro.improvers.planner.space import GENES, all_genomes, parts
 from harnesspro.improvers.roles.dispatch import Improver
 from harnesspro.run.context import RunContext
 
-CATALOG_FILE = "harness.yaml"  # the seed-style layout the catalog's edits need
-
 
 def catalog_applies(ctx: RunContext) -> bool:
     """Whether the catalog's edits apply to the run's seed (the seed-style harness.yaml)."""
-    return CATALOG_FILE in ctx.repo.files(ctx.seed().commit)
+    return CONFIG_FILE in ctx.repo.files(ctx.seed().commit)
 
 
 @dataclass(frozen=True)

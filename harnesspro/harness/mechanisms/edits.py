@@ -10,17 +10,19 @@ from harnesspro.core import yamlio
 
 Edit = Callable[[Path], None]
 Check = Callable[[Path], bool]
+CONFIG_FILE = "harness.yaml"
+"""The seed-style harness's settings: the catalog's edits need it."""
 
 
 def load_config(worktree: Path) -> dict[str, Any]:
-    config = yamlio.load((worktree / "harness.yaml").read_text())
+    config = yamlio.load((worktree / CONFIG_FILE).read_text())
     return config if isinstance(config, dict) else {}
 
 
 def update_config(worktree: Path, change: Callable[[dict[str, Any]], None]) -> None:
     config = load_config(worktree)
     change(config)
-    (worktree / "harness.yaml").write_text(yamlio.dump(config))
+    (worktree / CONFIG_FILE).write_text(yamlio.dump(config))
 
 
 def set_keys(**values: Any) -> tuple[Edit, Check]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.harness.effect import NOT_IN_EFFECT, Signature, not_in_effect, signatures
 from harnesspro.harness.mechanisms.catalog import catalog_parts, members
+from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import checked
 
@@ -45,7 +46,7 @@ def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
     change a deterministic edit)."""
     if plan.kind != "catalog" or not members(plan.mechanism):
         raise ValueError(f"{plan.mechanism} is a free-form plan: the catalog cannot edit it")
-    if not (worktree / "harness.yaml").is_file():
+    if not (worktree / CONFIG_FILE).is_file():
         raise ValueError("catalog edits need the seed-style harness.yaml, which this harness lacks")
     for mechanism in members(plan.mechanism):
         mechanism.apply(worktree)
