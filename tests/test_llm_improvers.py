@@ -18,6 +18,7 @@ import pytest
 
 from harnesspro.core.records import ModelCall, Plan, Trace, Usage
 from harnesspro.evolution.improve import improve, search_account
+from harnesspro.evolution.strategies.expected_gain import ExpectedGain
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.harness.mechanisms.catalog import CATALOG, CONCISE_PROMPT
 from harnesspro.improvers.account import SearchAccount
@@ -384,14 +385,17 @@ def test_failure_clusters_span_tasks() -> None:
 
 
 # -- a real endpoint --------------------------------------------------------------------------
-@pytest.mark.slow
-def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> None:
-    improver = {
-        "name": "gemma-3-270m", "upstream": "openai", "base_url": llama_server,
+def llama_improver(base_url: str) -> dict[str, Any]:
+    return {
+        "name": "gemma-3-270m", "upstream": "openai", "base_url": base_url,
         "allow_unpriced": True, "max_edit_steps": 1, "request": {"max_tokens": 32},
         "context_tokens": 2048,  # every role fits its prompt (the server holds 4,096)
     }  # fmt: skip
-    ctx = llm_run(tmp_path, improver)
+
+
+@pytest.mark.slow
+def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> None:
+    ctx = llm_run(tmp_path, llama_improver(llama_server))
     children = improve(ctx, 1, ["c000"])
     assert children  # whatever the model said, candidates came out of the catalog fallbacks
     calls = ctx.ledger.search_calls()
@@ -399,3 +403,15 @@ def test_llama_cpp_improver_never_crashes(tmp_path: Path, llama_server: str) -> 
     notes = " ".join(ctx.ledger.plans()["rationale"]) + " ".join(ctx.ledger.plans()["note"])
     text = ctx.console.export_text()
     assert "fell back to the catalog" in text or "llm editor failed" in notes
+
+
+@pytest.mark.slow
+def test_llama_cpp_planner_under_the_default_strategy_never_crashes(
+    tmp_path: Path, llama_server: str
+) -> None:
+    ctx = llm_run(tmp_path, llama_improver(llama_server))
+    children = ExpectedGain().propose(ctx, 2, ["c000"])  # after the screening epoch
+    assert children  # the surrogate chose among whatever plans came out (fallbacks included)
+    plans = ctx.ledger.plans()
+    assert plans["rationale"].str.contains("expected hypervolume gain").all()
+    assert set(ctx.ledger.search_calls()["role"]) >= {"analyzer", "planner"}
