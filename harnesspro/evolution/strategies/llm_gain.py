@@ -130,6 +130,31 @@ def planned_genomes(
     return np.array(rows, dtype=bool).reshape(-1, width), sources
 
 
+@dataclass(frozen=True)
+class Pool:
+    """What the surrogate chooses from: the catalog's combinations on the seed (rows first),
+    then the planner's plans it can place, each with its index in the planner's list."""
+
+    catalog: npt.NDArray[np.bool_]
+    mine: npt.NDArray[np.bool_]
+    sources: list[int]
+
+    def without(self, row: int) -> Pool:
+        """The pool less the planner's plan at `row` of `mine`."""
+        return Pool(self.catalog, np.delete(self.mine, row, axis=0),
+                    self.sources[:row] + self.sources[row + 1 :])  # fmt: skip
+
+
+def pool_of(choice: Choice, features: Features, planned: Sequence[Plan]) -> Pool:
+    mine, sources = planned_genomes(features, planned, choice.state.candidates)
+    width = len(features.names)
+    catalog = np.zeros((0, width), dtype=bool)
+    if choice.with_catalog:
+        base = all_genomes()
+        catalog = np.hstack([base, np.zeros((len(base), width - len(GENES)), dtype=bool)])
+    return Pool(catalog, mine, sources)
+
+
 def chosen_plans(choice: Choice, planned: list[Plan]) -> list[Plan]:
     """The plans the expected hypervolume gain chooses among the planner's and the catalog's:
     first the planner's plan with the largest gain (a new change cannot be judged unmeasured,
@@ -146,40 +171,36 @@ def chosen_plans(choice: Choice, planned: list[Plan]) -> list[Plan]:
     model, genomes = surrogate_of(
         state.rollouts, state.coreset, state.candidates, state.scores, features
     )
-    mine, sources = planned_genomes(features, planned, state.candidates)
-    width = len(features.names)
-    catalog = np.zeros((0, width), dtype=bool)
-    if choice.with_catalog:
-        base = all_genomes()
-        catalog = np.hstack([base, np.zeros((len(base), width - len(GENES)), dtype=bool)])
-    if not len(mine) and not len(catalog):
+    pool = pool_of(choice, features, planned)
+    if not len(pool.mine) and not len(pool.catalog):
         return planned
     rng = np.random.default_rng(state.run_seed * 1000 + state.epoch)
     known = np.array(list(genomes.values()), dtype=bool)
     out, taken = [], ""
-    if len(mine):
-        first = propose(model, known, mine, state.ref_cost, 1, rng)
-        if first.picks:
-            best = max(first.picks, key=lambda p: p.gain)
-            row = int(first.rows[best.index])
-            forecast = forecast_of(state, model, first, best, rng)
-            out.append(planner_plan(planned[sources[row]], best, forecast))
-            known = np.vstack([known, mine[row]])
-            mine, sources = np.delete(mine, row, axis=0), sources[:row] + sources[row + 1 :]
-            taken = best.band.directive
-    pool, rounds = np.vstack([catalog, mine]), 3 if state.affordable is None else 1
-    if not len(pool):
+    first = propose(model, known, pool.mine, state.ref_cost, 1, rng) if len(pool.mine) else None
+    if first is not None and first.picks:
+        best = max(first.picks, key=lambda p: p.gain)
+        row = int(first.rows[best.index])
+        forecast = forecast_of(state, model, first, best, rng)
+        out.append(planner_plan(planned[pool.sources[row]], best, forecast))
+        known, pool, taken = (
+            np.vstack([known, pool.mine[row]]),
+            pool.without(row),
+            best.band.directive,
+        )
+    both = np.vstack([pool.catalog, pool.mine])
+    if not len(both):
         return out
-    rest = propose(model, known, pool, state.ref_cost, rounds, rng)
+    rest = propose(model, known, both, state.ref_cost, 3 if state.affordable is None else 1, rng)
     for pick in rest.picks:
         if pick.band.directive == taken:
             taken = ""  # that region had its pick from the planner's plans
             continue
         row, forecast = int(rest.rows[pick.index]), forecast_of(state, model, rest, pick, rng)
-        if row < len(catalog):
-            out.append(plan_of(pick, catalog[row][: len(GENES)], forecast))
+        if row < len(pool.catalog):
+            out.append(plan_of(pick, pool.catalog[row][: len(GENES)], forecast))
         else:
-            out.append(planner_plan(planned[sources[row - len(catalog)]], pick, forecast))
+            out.append(planner_plan(planned[pool.sources[row - len(pool.catalog)]], pick, forecast))
     return out
 
 
