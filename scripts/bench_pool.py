@@ -5,7 +5,12 @@ any one variant reached on each unit. A unit's reference front is the union of t
 points, so that mean is what a variant would score by matching, on every unit, the best of
 those benched beside it (a variant scores more only by beating all of them on some units).
 
-    .venv/bin/python scripts/bench_pool.py OUT [OUT ...]
+    .venv/bin/python scripts/bench_pool.py OUT [OUT ...] [--reference=V1,V2]
+
+`--reference` recomputes every normalised hypervolume against each unit's front of the named
+variants' points alone (their seed and three operating points; reference cost twice the
+seed's, as the bench measures), e.g. a front one strategy can match; a variant left out of it
+can score above 1.
 """
 
 from __future__ import annotations
@@ -15,15 +20,43 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.bench.arithmetic import Interval, bootstrap_interval
+from harnesspro.bench.arithmetic import Interval, Point, bootstrap_interval, reference_front
 from harnesspro.bench.paired import paired_frame, paired_markdown
 from harnesspro.bench.report import DEFAULT
+from harnesspro.core import pareto
 
 BEST = "best of the variants, per unit"
+MODES = ("seed", "lite", "medium", "heavy")
 
 
-def pooled(folders: list[Path]) -> str:
+def points(row: pd.Series) -> list[Point]:
+    return [(float(row[f"{m}_pass"]), float(row[f"{m}_cost"])) for m in MODES]
+
+
+def hypervolume(front: list[Point], ref_cost: float) -> float:
+    return pareto.hypervolume([p for p, _ in front], [c for _, c in front], ref_cost)
+
+
+def against(rows: pd.DataFrame, reference: list[str]) -> pd.DataFrame:
+    """The rows with normalised_hv recomputed against each unit's front of the `reference`
+    variants' points."""
+    out = rows.copy()
+    for _, unit in rows.groupby(["profile", "run_seed"]):
+        ref_cost = 2 * float(unit["seed_cost"].iloc[0])
+        mine = unit[unit["variant"].isin(reference)]
+        whole = hypervolume(reference_front([points(r) for _, r in mine.iterrows()]), ref_cost)
+        for i, row in unit.iterrows():
+            out.at[i, "normalised_hv"] = hypervolume(points(row), ref_cost) / whole
+    return out
+
+
+def pooled(folders: list[Path], reference: list[str] | None = None) -> str:
     rows = pd.concat([pd.read_csv(f / "bench.csv") for f in folders], ignore_index=True)
+    if reference:
+        missing = set(reference) - set(rows["variant"])
+        if missing:
+            raise ValueError(f"--reference names {', '.join(sorted(missing))}, not benched here")
+        rows = against(rows, reference)
     units = rows[["profile", "run_seed"]].astype(str).agg("/".join, axis=1)
     if (units + rows["variant"]).duplicated().any():
         raise ValueError("a unit appears in two of these benches: pool benches on other units")
@@ -48,14 +81,18 @@ def levels(rows: pd.DataFrame) -> str:
 
 
 def main(argv: list[str]) -> int:
-    folders = [Path(a) for a in argv]
+    flag = "--reference="
+    reference = [v for a in argv if a.startswith(flag) for v in a[len(flag) :].split(",") if v]
+    folders = [Path(a) for a in argv if not a.startswith(flag)]
     if not folders or not all((f / "bench.csv").is_file() for f in folders):
         print(
-            "usage: bench_pool.py OUT [OUT ...] (bench folders holding bench.csv)", file=sys.stderr
+            "usage: bench_pool.py OUT [OUT ...] [--reference=V1,V2] (bench folders holding "
+            "bench.csv)",
+            file=sys.stderr,
         )
         return 2
     try:
-        print(pooled(folders))
+        print(pooled(folders, reference))
     except ValueError as exc:
         print(f"bench_pool.py: {exc}", file=sys.stderr)
         return 2

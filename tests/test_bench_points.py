@@ -117,6 +117,28 @@ def test_pooled_benches_add_their_units_and_refuse_a_unit_twice(tmp_path: Path) 
         pool.pooled([a, bench_csv(tmp_path / "d", 1, 0.5, 0.5)])
 
 
+def test_a_reference_of_some_variants_alone_by_hand(tmp_path: Path) -> None:
+    # seed (0.5, 1.0), reference cost 2; a: lite (0.5, 0.5), medium = heavy (0.8, 1.0):
+    # 0.5 x 0.5 + 0.8 x 1.0 = 1.05; b: all three (0.6, 0.8) (the seed under it): 0.6 x 1.2 = 0.72
+    row = {"profile": 1, "run_seed": 1, "seed_pass": 0.5, "seed_cost": 1.0}
+    rows = pd.DataFrame([
+        {**row, "variant": "a", "lite_pass": 0.5, "lite_cost": 0.5, "medium_pass": 0.8,
+         "medium_cost": 1.0, "heavy_pass": 0.8, "heavy_cost": 1.0, "normalised_hv": 0.0},
+        {**row, "variant": "b", "lite_pass": 0.6, "lite_cost": 0.8, "medium_pass": 0.6,
+         "medium_cost": 0.8, "heavy_pass": 0.6, "heavy_cost": 0.8, "normalised_hv": 0.0},
+    ])  # fmt: skip
+    pool = load_script("bench_pool")
+    # the union: 0.5 x 0.3 + 0.6 x 0.2 + 0.8 x 1.0 = 1.07
+    both = pool.against(rows, ["a", "b"])["normalised_hv"]
+    assert list(both) == pytest.approx([1.05 / 1.07, 0.72 / 1.07])
+    assert list(pool.against(rows, ["b"])["normalised_hv"]) == pytest.approx([1.05 / 0.72, 1.0])
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    rows.to_csv(folder / "bench.csv", index=False)
+    with pytest.raises(ValueError, match="--reference names c, not benched here"):
+        pool.pooled([folder], ["c"])
+
+
 def test_a_kept_bench_pools_from_its_copy_and_is_never_overwritten(tmp_path: Path) -> None:
     record, pool = load_script("bench_record"), load_script("bench_pool")
     a = bench_csv(tmp_path / "a", 1, 0.9, 0.8)  # +0.1
