@@ -8,7 +8,8 @@ Each OUT is a finished bench folder (its bench.csv); its variants are renamed
 (harnesspro/bench/yardstick.py) is then built from all these variants' test-split points
 (plus any exhaustive points in their bench.json), its reference cost twice the seed's, and
 the summary table is printed as `harnesspro bench` prints it, with paired wins of
-`--default` (default `harnesspro@<first LABEL>`). Use it to compare configurations
+`--default` (default `harnesspro@<first LABEL>`), then its mean paired difference from each
+other variant over the profiles with its interval. Use it to compare configurations
 benched apart (e.g. one bench per value of a config key).
 """
 
@@ -22,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.bench.arithmetic import Point
+from harnesspro.bench.paired import paired_frame, paired_markdown
 from harnesspro.bench.report import markdown, run_rows, summary
 from harnesspro.bench.runner import MODES, Outcome
 
@@ -72,6 +74,8 @@ def main(argv: list[str]) -> int:
     default = args.default or (f"harnesspro@{first}" if first else "harnesspro")
     rows = run_rows(found, extra)
     print(markdown(summary(rows, default_variant=default)))
+    print()
+    print(paired_markdown(paired_frame(rows, default), default))
     wide = rows.pivot(index="profile", columns="variant", values="normalised_hv")
     print("\nper profile (normalised HV):")
     print(wide.round(3).to_string())

@@ -45,6 +45,8 @@ def test_two_benches_on_one_front(tmp_path: Path) -> None:
     assert f"| harnesspro@a | {1.0 / 1.125:.3f}" in done.stdout
     assert f"| harnesspro@b | {0.75 / 1.125:.3f}" in done.stdout
     assert "| 80 | 1/0/0 |" in done.stdout  # a beats b on the one profile
+    # and the paired difference over that one unit
+    assert f"| harnesspro@a - harnesspro@b (normalised_hv) | 1 | {0.25 / 1.125:+.3f}" in done.stdout
 
 
 def test_a_folder_without_bench_csv_is_one_sentence_and_exit_2(tmp_path: Path) -> None:
