@@ -88,6 +88,24 @@ def test_the_genome_of_a_lineage_of_catalog_and_free_steps() -> None:
     assert genome_in(Features(), "c002", candidates) is None  # a change the features lack
 
 
+def test_a_later_mechanism_displaces_one_that_sets_the_same_setting() -> None:
+    # high_effort and low_effort both set request.reasoning_effort: the later edit wins
+    candidates = {
+        "c000": cand("c000", None, None, 0),
+        "c001": cand("c001", "c000", "high_effort+skim_inputs"),
+        "c002": cand("c002", "c001", "low_effort", 2),
+    }
+    features = Features()
+    bits = genome_in(features, "c002", candidates)
+    assert bits is not None
+    assert {n for n, b in zip(features.names, bits, strict=True) if b} == {
+        "low_effort", "skim_inputs"
+    }  # fmt: skip
+    plan = Plan("c001", "cost-first", "low_effort", "llm: catalog example", 0.0, -0.2)
+    rows, _ = planned_genomes(features, [plan], candidates)
+    assert (rows[0] == bits).all()  # proposed as it will be measured
+
+
 def test_measured_changes_come_from_the_plan_that_made_the_candidate() -> None:
     candidates = {
         "c000": cand("c000", None, None, 0),

@@ -36,7 +36,7 @@ from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.analyzer import Fallbacks
 from harnesspro.improvers.editor.apply import Edit, apply_plan
 from harnesspro.improvers.inputs import ImproverInputs
-from harnesspro.improvers.planner.features import Change, Features, genome_in, measured_changes
+from harnesspro.improvers.planner.features import Change, Features, measured_changes, steps_of
 from harnesspro.improvers.planner.hvgain import Pick
 from harnesspro.improvers.planner.measured import surrogate_of
 from harnesspro.improvers.planner.space import GENES, all_genomes, parts
@@ -112,20 +112,16 @@ def planned_genomes(
     features: Features, planned: Sequence[Plan], candidates: Mapping[str, Candidate]
 ) -> tuple[npt.NDArray[np.bool_], list[int]]:
     """The genome of each plan the surrogate can place (rows) and the plan's index: its
-    parent's genome plus its own change, or plus the catalog mechanisms it names."""
+    parent's steps plus its own change, or plus the catalog mechanisms it names."""
     rows, sources = [], []
     for i, plan in enumerate(planned):
-        parent = genome_in(features, plan.parent_id, candidates)
+        parent = steps_of(features, plan.parent_id, candidates)
         names = parts(plan.mechanism)
-        if plan.kind == "free":
-            own = features.bits(set(), {proposal_key(i)})
-        elif names <= set(GENES):
-            own = features.bits(names, set())
-        else:
+        if parent is None or (plan.kind != "free" and not names <= set(GENES)):
             continue
-        if parent is not None:
-            rows.append(parent | own)
-            sources.append(i)
+        steps = parent.plus(change=proposal_key(i)) if plan.kind == "free" else parent.plus(names)
+        rows.append(features.bits(set(steps.genes), set(steps.changes)))
+        sources.append(i)
     width = len(features.names)
     return np.array(rows, dtype=bool).reshape(-1, width), sources
 

@@ -11,7 +11,7 @@ its relative cost change on the log scale, as the catalog's), a lever's centred 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,13 @@ import pandas as pd
 
 from harnesspro.core.records import Candidate
 from harnesspro.improvers.planner.catalog import lineage
-from harnesspro.improvers.planner.space import GENES, PRIOR_LOGIT_SCALE, catalog_prior, parts
+from harnesspro.improvers.planner.space import (
+    EXCLUSIVE,
+    GENES,
+    PRIOR_LOGIT_SCALE,
+    catalog_prior,
+    parts,
+)
 from harnesspro.improvers.planner.surrogate import Prior
 
 LEVER_PREFIX = "lever:"
@@ -69,23 +75,45 @@ class Features:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Steps:
+    """What a lineage carries: catalog mechanism names and free-form change keys."""
+
+    genes: frozenset[str] = frozenset()
+    changes: frozenset[str] = frozenset()
+
+    def plus(self, names: Iterable[str] = (), change: str = "") -> Steps:
+        """These steps with the mechanisms `names` applied on top (each displacing one that
+        sets the same setting: the later edit overrides it) and the change `change` added."""
+        new = frozenset(names)
+        displaced = {n for group in EXCLUSIVE if new & set(group) for n in group} - new
+        return Steps((self.genes - displaced) | new, self.changes | {change} - {""})
+
+
+def steps_of(
+    features: Features, candidate_id: str, candidates: Mapping[str, Candidate]
+) -> Steps | None:
+    """The catalog mechanisms and free-form changes along the candidate's lineage, oldest
+    first; None when a step on it is neither (a merge, or a change `features` lacks)."""
+    free = {c.key for c in features.changes}
+    steps = Steps()
+    for cid in reversed(lineage(candidate_id, candidates)):
+        names = parts(candidates[cid].mechanism)
+        if cid in free:
+            steps = steps.plus(change=cid)
+        elif names <= set(GENES):
+            steps = steps.plus(names)
+        else:
+            return None
+    return steps
+
+
 def genome_in(
     features: Features, candidate_id: str, candidates: Mapping[str, Candidate]
 ) -> npt.NDArray[np.bool_] | None:
-    """The candidate's genome: the catalog mechanisms and free-form changes along its
-    lineage; None when a step on it is neither (a merge, or a change `features` lacks)."""
-    genes: set[str] = set()
-    changes: set[str] = set()
-    free = {c.key for c in features.changes}
-    for cid in lineage(candidate_id, candidates):
-        if cid in free:
-            changes.add(cid)
-            continue
-        names = parts(candidates[cid].mechanism)
-        if not names <= set(GENES):
-            return None
-        genes |= names
-    return features.bits(genes, changes)
+    """The candidate's genome (see `steps_of`), or None."""
+    steps = steps_of(features, candidate_id, candidates)
+    return None if steps is None else features.bits(set(steps.genes), set(steps.changes))
 
 
 def measured_changes(
