@@ -15,6 +15,7 @@ can score above 1.
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -46,7 +47,8 @@ def against(rows: pd.DataFrame, reference: list[str]) -> pd.DataFrame:
         mine = unit[unit["variant"].isin(reference)]
         whole = hypervolume(reference_front([points(r) for _, r in mine.iterrows()]), ref_cost)
         for i, row in unit.iterrows():
-            out.at[i, "normalised_hv"] = hypervolume(points(row), ref_cost) / whole
+            own = hypervolume(points(row), ref_cost)
+            out.at[i, "normalised_hv"] = own / whole if whole > 0 else math.nan
     return out
 
 

@@ -25,7 +25,7 @@ from harnesspro.improvers.planner.features import (
 from harnesspro.improvers.planner.measured import surrogate_of
 from harnesspro.improvers.planner.screening import screening_design
 from harnesspro.improvers.planner.space import GENES, exclusive_indices, name_of
-from tests.conftest import evolve_tiny_in
+from tests.conftest import evolve_tiny_in, seed_repo
 
 TASKS = ("t0", "t1", "t2", "t3")
 LOGIT = [-0.5, 0.0, 0.5, 1.0]  # the tasks' planted intercepts
@@ -254,3 +254,10 @@ def test_llm_mode_screens_then_chooses_among_the_planner_s_plans(
     shrunk = pd.read_csv(run / "reports" / "shrunk.csv").set_index("candidate_id")
     free = shrunk.loc[second.loc[planner, "child_id"]]
     assert free["shrunk_pass_rate"] != free["raw_pass_rate"]
+
+
+def test_the_repository_tells_whether_a_commit_holds_a_file(tmp_path: Path) -> None:
+    repo, seed = seed_repo(tmp_path)
+    assert repo.has_file(seed.commit, "harness.yaml")
+    assert not repo.has_file(seed.commit, "no-such.yaml")
+    assert not repo.has_file(seed.commit, "prompts")  # a folder, not a file

@@ -94,6 +94,13 @@ class HarnessRepo:
             self.export(commit, Path(tmp))
             return folder_files(Path(tmp))
 
+    def has_file(self, commit: str, path: str) -> bool:
+        """Whether the commit's tree holds the file `path` (read from git, nothing exported)."""
+        try:
+            return bool((self.repo.commit(commit).tree / path).type == "blob")
+        except KeyError:
+            return False
+
     def export(self, commit: str, out: Path) -> None:
         """Write the commit's tree into `out` (exactly the tree, nothing else)."""
         out.mkdir(parents=True, exist_ok=True)

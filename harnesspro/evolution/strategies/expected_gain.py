@@ -76,13 +76,12 @@ class ExpectedGain:
     chooses among its plans and the catalog's combinations (strategies/llm_gain.py)."""
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
-        state = search_state(ctx, epoch)
-        if ctx.config.evolution.improver == "llm" and not screens(ctx, state):
-            return improve(ctx, epoch, parents, wrap=llm_gain.chooser(ctx, state))
+        if ctx.config.evolution.improver == "llm" and not screens(ctx, epoch):
+            return improve(ctx, epoch, parents, wrap=llm_gain.chooser(ctx, epoch))
         return journaled_children(ctx, epoch, lambda c, e: plans_for(search_state(c, e)))
 
 
-def screens(ctx: RunContext, state: SearchState) -> bool:
+def screens(ctx: RunContext, epoch: int) -> bool:
     """With improver 'llm': whether this epoch is the screening (the first epoch, on a
     harness the catalog's edits apply to)."""
-    return state.epoch == 1 and llm_gain.catalog_applies(ctx)
+    return epoch == 1 and llm_gain.catalog_applies(ctx)

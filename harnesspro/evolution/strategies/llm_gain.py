@@ -30,7 +30,7 @@ from harnesspro.evolution.strategies.proposals import (
     plan_of,
     propose,
 )
-from harnesspro.evolution.strategies.state import SearchState
+from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.analyzer import Fallbacks
@@ -46,7 +46,7 @@ from harnesspro.run.context import RunContext
 
 def catalog_applies(ctx: RunContext) -> bool:
     """Whether the catalog's edits apply to the run's seed (the seed-style harness.yaml)."""
-    return CONFIG_FILE in ctx.repo.files(ctx.seed().commit)
+    return ctx.repo.has_file(ctx.seed().commit, CONFIG_FILE)
 
 
 @dataclass(frozen=True)
@@ -58,23 +58,27 @@ class Choice:
     with_catalog: bool  # the catalog's combinations are in the pool
 
 
-def chooser(ctx: RunContext, state: SearchState) -> Callable[[Improver], Improver]:
+def chooser(ctx: RunContext, epoch: int) -> Callable[[Improver], Improver]:
     """Wraps the llm roles so that the surrogate chooses which of the planner's plans (and of
     the catalog's combinations) are edited."""
-    choice = Choice(state, measured_changes(ctx.ledger.plans(), state.candidates),
-                    catalog_applies(ctx))  # fmt: skip
-    backend = ctx.config.sandbox.backend
-    return lambda roles: SurrogateRoles(roles, choice, backend)
+    return lambda roles: SurrogateRoles(roles, ctx, epoch)
+
+
+def choice_of(ctx: RunContext, epoch: int) -> Choice:
+    state = search_state(ctx, epoch)
+    changes = measured_changes(ctx.ledger.plans(), state.candidates)
+    return Choice(state, changes, catalog_applies(ctx))
 
 
 @dataclass
 class SurrogateRoles:
-    """The llm roles, with the plans chosen by expected hypervolume gain and catalog plans
+    """The llm roles, with the plans chosen by expected hypervolume gain (gathered only when
+    the epoch plans, not when a resumed epoch reuses its journaled plans) and catalog plans
     edited by the catalog."""
 
     inner: Improver
-    choice: Choice
-    backend: str
+    ctx: RunContext
+    epoch: int
 
     def diagnose(self, inputs: ImproverInputs) -> tuple[list[Diagnosis], Fallbacks]:
         return self.inner.diagnose(inputs)
@@ -86,7 +90,7 @@ class SurrogateRoles:
         prevalences: Mapping[str, Mapping[str, float]],
     ) -> tuple[list[Plan], Fallbacks]:
         planned, fell_back = self.inner.plan(inputs, diagnoses, prevalences)
-        return chosen_plans(self.choice, planned), fell_back
+        return chosen_plans(choice_of(self.ctx, self.epoch), planned), fell_back
 
     def edit(
         self,
@@ -98,9 +102,8 @@ class SurrogateRoles:
         epoch: int,
     ) -> Edit:
         if plan.kind == "catalog":
-            return apply_plan(
-                plan, parent, repo, existing, new_id, epoch, apply_genome, self.backend
-            )
+            backend = self.ctx.config.sandbox.backend
+            return apply_plan(plan, parent, repo, existing, new_id, epoch, apply_genome, backend)
         return self.inner.edit(plan, parent, repo, existing, new_id, epoch)
 
 
@@ -203,11 +206,8 @@ def chosen_plans(choice: Choice, planned: list[Plan]) -> list[Plan]:
 def planner_plan(plan: Plan, pick: Pick, forecast: Forecast) -> Plan:
     """The planner's plan as chosen: its region's directive, the planner's predictions kept,
     the region, expected gain and the surrogate's forecast added to its rationale."""
-    d_pass, p_low, p_high = forecast.pass_change()
-    d_cost, c_low, c_high = forecast.cost_change()
     why = (
         f"chosen to fill the {REGION[pick.band.directive]} of the front: expected hypervolume "
-        f"gain {pick.gain:.3g}; surrogate forecast against the seed: pass {d_pass:+.2f} "
-        f"[{p_low:+.2f}, {p_high:+.2f}], cost {d_cost:+.0%} [{c_low:+.0%}, {c_high:+.0%}]"
+        f"gain {pick.gain:.3g}; surrogate forecast against the seed: {forecast.describe()}"
     )
     return replace(plan, directive=pick.band.directive, rationale=f"{plan.rationale} | {why}")

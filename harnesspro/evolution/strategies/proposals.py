@@ -92,6 +92,13 @@ class Forecast:
         low, high = np.percentile(rel, [5, 95])
         return float(np.mean(self.cost)) / self.seed_cost - 1, float(low), float(high)
 
+    def describe(self) -> str:
+        """The predicted changes against the seed with their 90% intervals, in words."""
+        d_pass, p_low, p_high = self.pass_change()
+        d_cost, c_low, c_high = self.cost_change()
+        return (f"pass {d_pass:+.2f} [{p_low:+.2f}, {p_high:+.2f}], cost {d_cost:+.0%} "
+                f"[{c_low:+.0%}, {c_high:+.0%}]")  # fmt: skip
+
 
 def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan:
     """The plan of one pick: its region, expected gain and predicted change with intervals."""
@@ -99,8 +106,7 @@ def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan
     d_cost, c_low, c_high = forecast.cost_change()
     why = (
         f"fills the {REGION[pick.band.directive]} of the front: expected hypervolume gain "
-        f"{pick.gain:.3g}; predicted against the seed: pass {d_pass:+.2f} [{p_low:+.2f}, "
-        f"{p_high:+.2f}], cost {d_cost:+.0%} [{c_low:+.0%}, {c_high:+.0%}] (90%, as measured)"
+        f"{pick.gain:.3g}; predicted against the seed: {forecast.describe()} (90%, as measured)"
     )
     return Plan(
         SEED_ID, pick.band.directive, name_of(bits), why, round(d_pass, 4), round(d_cost, 4),
