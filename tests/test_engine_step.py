@@ -10,6 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from harnesspro.core.config import RunConfig
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
@@ -146,3 +148,29 @@ def test_the_ledger_book_records_artifacts_rows_and_progress(tmp_path: Path) -> 
     book.mark_stopped("first reason")
     book.mark_stopped("second reason")
     assert ledger.meta("stopped") == "first reason"
+
+
+def _sampling_seed(**config: object) -> str:
+    run: Any = SimpleNamespace(
+        config=RunConfig.model_validate(config),
+        price=None,
+        behaviour=DEFAULT_PROFILE,
+        task_hashes=None,
+    )
+    task = builtin_task("fix_word_wrap")
+    payload = task_payload(task, scripted=True)
+    return rollout_inputs(rollout_settings(run), candidate("c001"), {}, payload, 1, 0).sampling_seed
+
+
+def test_sampling_seed_fixes_the_model_s_draws_whatever_the_run_s_seed() -> None:
+    # without it, the run's seed sets the draws; with it, runs of other seeds meet one draw
+    assert _sampling_seed(seed=1) != _sampling_seed(seed=2)
+    assert _sampling_seed(seed=1, sampling_seed=7) == _sampling_seed(seed=2, sampling_seed=7)
+    assert _sampling_seed(seed=1, sampling_seed=7) == _sampling_seed(seed=7)
+    assert _sampling_seed(seed=1, sampling_seed=7) != _sampling_seed(seed=1, sampling_seed=8)
+
+
+def test_sampling_seed_for_a_real_model_is_an_error() -> None:
+    real = {"upstream": "openai", "base_url": "http://localhost:1/v1", "name": "m"}
+    with pytest.raises(ValueError, match="sampling_seed"):
+        RunConfig.model_validate({"sampling_seed": 3, "model": real, "prices": {}})

@@ -42,6 +42,10 @@ class RunConfig(Strict):
     """Run name; the default run folder is runs/<name>-<config hash>."""
     seed: int = 0
     """Seed of every stochastic choice the run makes."""
+    sampling_seed: int | None = None
+    """Seed of the model's own random draws only (with the task and the attempt, each
+    rollout's sampling seed); None = `seed`. Runs that differ only in `seed` then differ only
+    in the search's choices, every harness meeting the same draws in each."""
     model: ModelConfig = ModelConfig()
     harness: HarnessConfig = HarnessConfig()
     prices: dict[str, Price] = Field(default_factory=dict)
@@ -91,6 +95,11 @@ class RunConfig(Strict):
             raise ValueError(
                 "evaluation.verdict_memo reuses official verdicts, which is sound only in the "
                 "scripted world (model.upstream: scripted); remove it for a real model"
+            )
+        if self.sampling_seed is not None and self.model.upstream != "scripted":
+            raise ValueError(
+                "sampling_seed seeds the scripted model's draws (model.upstream: scripted); a "
+                "real model draws its own, so remove it"
             )
         return self
 
