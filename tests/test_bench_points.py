@@ -155,3 +155,25 @@ def test_a_kept_bench_pools_from_its_copy_and_is_never_overwritten(tmp_path: Pat
     # a second bench into the same folder is refused, and the first copy stays as it was
     assert record.main([str(b), "B", "--commit", "abc", "--keep", str(kept)]) == 2
     assert pd.read_csv(kept / "bench.csv")["profile"].tolist() == [1, 1]
+
+
+def test_replicates_by_hand() -> None:
+    bench_replicates = load_script("bench_replicates")
+
+    def row(profile: int, hv: float, seed_pass: float) -> dict[str, object]:
+        return {"variant": "a", "profile": profile, "normalised_hv": hv,
+                "seed_pass": seed_pass, "seed_cost": 1.0}  # fmt: skip
+
+    # profile 1: the seed measured at 0.5 and 0.25 (cost 1, reference cost 2): areas 0.5 and
+    # 0.25 against the front's 0.5, so (1 + 0.5) / 2 = 0.75; profile 2: the same twice, 1.0
+    rows = pd.DataFrame([row(1, 0.9, 0.5), row(1, 0.6, 0.25), row(2, 1.0, 0.4), row(2, 0.8, 0.4)])
+    table = bench_replicates.figures(rows)
+    assert table["normalised HV of a replicate"].mean == pytest.approx((0.75 + 0.9) / 2)
+    assert table["the best replicate's"].mean == pytest.approx((0.9 + 1.0) / 2)
+    assert table["the worst replicate's"].mean == pytest.approx((0.6 + 0.8) / 2)
+    seed_alone = table["the seed point alone, against its own measurements"]
+    assert seed_alone.mean == pytest.approx((0.75 + 1.0) / 2)
+    sd = table["SD of the seed's test pass rate"]
+    assert sd.mean == pytest.approx((0.125 * 2**0.5 + 0) / 2)
+    with pytest.raises(ValueError, match="two or more run seeds"):
+        bench_replicates.figures(rows.iloc[:3])
