@@ -41,7 +41,8 @@ class RunConfig(Strict):
     name: str = "run"
     """Run name; the default run folder is runs/<name>-<config hash>."""
     seed: int = 0
-    """Seed of every stochastic choice the run makes."""
+    """Seed of every stochastic choice the run makes (the model's draws too, unless
+    `sampling_seed` is set)."""
     sampling_seed: int | None = None
     """Seed of the model's own random draws only (with the task and the attempt, each
     rollout's sampling seed); None = `seed`. Runs that differ only in `seed` then differ only
