@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.bench.arithmetic import Interval, Point, bootstrap_interval, reference_front
+from harnesspro.bench.arithmetic import Interval, Point, area, bootstrap_interval, reference_front
 from harnesspro.bench.paired import paired_frame, paired_markdown
 from harnesspro.bench.report import DEFAULT
-from harnesspro.core import pareto
+from harnesspro.bench.yardstick import REF_COST_MULTIPLE
 
 BEST = "best of the variants, per unit"
 MODES = ("seed", "lite", "medium", "heavy")
@@ -34,20 +34,16 @@ def points(row: pd.Series) -> list[Point]:
     return [(float(row[f"{m}_pass"]), float(row[f"{m}_cost"])) for m in MODES]
 
 
-def hypervolume(front: list[Point], ref_cost: float) -> float:
-    return pareto.hypervolume([p for p, _ in front], [c for _, c in front], ref_cost)
-
-
 def against(rows: pd.DataFrame, reference: list[str]) -> pd.DataFrame:
     """The rows with normalised_hv recomputed against each unit's front of the `reference`
     variants' points."""
     out = rows.copy()
     for _, unit in rows.groupby(["profile", "run_seed"]):
-        ref_cost = 2 * float(unit["seed_cost"].iloc[0])
+        ref_cost = REF_COST_MULTIPLE * float(unit["seed_cost"].iloc[0])
         mine = unit[unit["variant"].isin(reference)]
-        whole = hypervolume(reference_front([points(r) for _, r in mine.iterrows()]), ref_cost)
+        whole = area(reference_front([points(r) for _, r in mine.iterrows()]), ref_cost)
         for i, row in unit.iterrows():
-            own = hypervolume(points(row), ref_cost)
+            own = area(points(row), ref_cost)
             out.at[i, "normalised_hv"] = own / whole if whole > 0 else math.nan
     return out
 

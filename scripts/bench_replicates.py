@@ -15,27 +15,25 @@ the union of those replicates' points, over profiles (mean [90% interval]):
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.bench.arithmetic import Interval, bootstrap_interval, reference_front
-from harnesspro.core import pareto
-
-Point = tuple[float, float]
-
-
-def area(points: list[Point], ref_cost: float) -> float:
-    return pareto.hypervolume([p for p, _ in points], [c for _, c in points], ref_cost)
+from harnesspro.bench.arithmetic import Interval, area, bootstrap_interval, reference_front
+from harnesspro.bench.yardstick import REF_COST_MULTIPLE
 
 
 def seed_alone(unit: pd.DataFrame) -> float:
     """Mean over a profile's replicates of the seed point's area over that of the front of
-    every replicate's measurement of it (reference cost: twice their mean cost)."""
+    every replicate's measurement of it (reference cost: twice their mean cost, as the
+    yardstick fixes it); NaN when no measurement passed anything."""
     seeds = list(zip(unit["seed_pass"], unit["seed_cost"], strict=True))
-    ref = 2 * float(unit["seed_cost"].mean())
+    ref = REF_COST_MULTIPLE * float(unit["seed_cost"].mean())
     whole = area(reference_front([[s] for s in seeds]), ref)
+    if whole <= 0:
+        return math.nan
     return sum(area([s], ref) for s in seeds) / len(seeds) / whole
 
 
@@ -49,7 +47,7 @@ def figures(rows: pd.DataFrame) -> dict[str, Interval]:
         "the best replicate's": bootstrap_interval(list(hv.max())),
         "the worst replicate's": bootstrap_interval(list(hv.min())),
         "the seed point alone, against its own measurements": bootstrap_interval(
-            [seed_alone(unit) for _, unit in by]
+            [v for v in (seed_alone(unit) for _, unit in by) if not math.isnan(v)]
         ),
         "SD of the seed's test pass rate": bootstrap_interval(list(by["seed_pass"].std())),
     }

@@ -177,3 +177,7 @@ def test_replicates_by_hand() -> None:
     assert sd.mean == pytest.approx((0.125 * 2**0.5 + 0) / 2)
     with pytest.raises(ValueError, match="two or more run seeds"):
         bench_replicates.figures(rows.iloc[:3])
+    # a profile whose seed never passed has no area to compare with: left out of that line
+    nothing = pd.DataFrame([row(3, 0.5, 0.0), row(3, 0.7, 0.0)])
+    table = bench_replicates.figures(pd.concat([rows, nothing]))
+    assert table["the seed point alone, against its own measurements"].n == 2

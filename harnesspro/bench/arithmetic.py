@@ -30,6 +30,11 @@ class Interval:
     n: int
 
 
+def area(points: Sequence[Point], ref_cost: float) -> float:
+    """The hypervolume of (pass rate, cost) points at (pass 0, `ref_cost`)."""
+    return pareto.hypervolume([p for p, _ in points], [c for _, c in points], ref_cost)
+
+
 def reference_front(point_sets: Sequence[Sequence[Point]]) -> list[Point]:
     """The non-dominated union of every set's points."""
     union = sorted({p for points in point_sets for p in points})
@@ -47,11 +52,10 @@ def normalised_hypervolumes(
     costs = [c for points in sets for _, c in points]
     ref_cost = 2 * max(costs)
     front = reference_front(sets)
-    whole = pareto.hypervolume([p for p, _ in front], [c for _, c in front], ref_cost)
+    whole = area(front, ref_cost)
     out = {}
     for name, points in by_strategy.items():
-        own = pareto.hypervolume([p for p, _ in points], [c for _, c in points], ref_cost)
-        out[name] = own / whole if whole > 0 else math.nan
+        out[name] = area(points, ref_cost) / whole if whole > 0 else math.nan
     return out
 
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harnesspro.bench.arithmetic import Point, reference_front
-from harnesspro.core import pareto
+from harnesspro.bench.arithmetic import Point, area, reference_front
 from harnesspro.core.config_base import ConfigError
 
 REF_COST_MULTIPLE = 2.0
@@ -48,7 +47,7 @@ class Yardstick:
 
     def hypervolume(self, points: Sequence[Point] | None = None) -> float:
         chosen = self.front() if points is None else list(points)
-        return pareto.hypervolume([p for p, _ in chosen], [c for _, c in chosen], self.ref_cost)
+        return area(chosen, self.ref_cost)
 
     def normalised(self, points: Sequence[Point]) -> float:
         whole = self.hypervolume()

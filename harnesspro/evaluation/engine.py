@@ -98,7 +98,7 @@ def rollout_inputs(
         price=settings.price,
         timeout_s=min(settings.timeout_s, meta.timeout_s),
         # Fixed per task and attempt: candidates are compared on common random numbers.
-        sampling_seed=f"{settings.seed}:{meta.id}:{attempt}",
+        sampling_seed=f"{settings.sampling_seed}:{meta.id}:{attempt}",
         token=secrets.token_hex(16),
         sandbox=settings.sandbox,
         memory_mb=settings.memory_mb,

@@ -22,9 +22,9 @@ class RolloutSettings:
     model: ModelConfig
     price: Price | None
     """None: an unpriced model (`model.allow_unpriced`), cost unknown."""
-    seed: int
-    """The run's sampling seed (`sampling_seed`, else `seed`); with the task and the attempt,
-    each rollout's sampling seed."""
+    sampling_seed: int
+    """The config's `sampling_seed`, else its `seed`; with the task and the attempt, each
+    rollout's sampling seed."""
     timeout_s: float
     """`sandbox.timeout_s`; a task's own limit can only lower it."""
     sandbox: str

@@ -25,7 +25,7 @@ def rollout_settings(ctx: RunContext) -> RolloutSettings:
     return RolloutSettings(
         model=config.model,
         price=ctx.price,
-        seed=config.seed if config.sampling_seed is None else config.sampling_seed,
+        sampling_seed=config.seed if config.sampling_seed is None else config.sampling_seed,
         timeout_s=config.sandbox.timeout_s,
         sandbox=config.sandbox.backend,
         memory_mb=config.sandbox.memory_mb,
