@@ -20,6 +20,7 @@ from harnesspro.execution.scheduler import check_cluster
 from harnesspro.run.context import RunContext, choose_tasks
 from harnesspro.run.estimate import describe, estimate_run, past_cap
 from harnesspro.run.folder import RunFolder, default_run_dir
+from harnesspro.run.local_model import served
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
 from harnesspro.sandbox.local import LOCAL_WARNING
@@ -73,7 +74,8 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
         console.print(line, markup=False)
     if ctx.ledger.meta("status") == "complete":
         console.print("this run is complete; nothing to do (reports below).")
-    run_evolution(ctx)
+    with served(ctx) as live:
+        run_evolution(live)
     return cmd_report_paths(run.root, console)
 
 
@@ -85,5 +87,6 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
         console.print(line, markup=False)
     if ctx.config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before any rollout when the sandbox cannot run
-    finish_run(ctx, args.attempts or ctx.config.evaluation.attempts)
+    with served(ctx) as live:
+        finish_run(live, args.attempts or ctx.config.evaluation.attempts)
     return 0

@@ -21,13 +21,28 @@ from harnesspro.core.retry import RetryPolicy
 from harnesspro.core.rollout_budget import RolloutBudget
 
 
+def rollout_timeout_s(timeout_s: float, task_timeouts: str, task_timeout_s: float) -> float:
+    """A rollout's time limit: `timeout_s`, lowered by the task's own unless `task_timeouts`
+    is `ignore`."""
+    return timeout_s if task_timeouts == "ignore" else min(timeout_s, task_timeout_s)
+
+
 class SandboxConfig(Strict):
     backend: Literal["bubblewrap", "local"] = "bubblewrap"
     """Isolation of harness and test processes; `local` = none at all (warns loudly)."""
     timeout_s: float = Field(120.0, gt=0, le=DAY_S)
     """Wall-clock limit of one harness run; every process it started is killed after it."""
+    task_timeouts: Literal["lower", "ignore"] = "lower"
+    """`lower`: a task's own agent timeout (task.toml) can lower `timeout_s`; `ignore`:
+    `timeout_s` alone applies (a slow local model needs more than tasks written for hosted
+    models allow)."""
+
     memory_mb: int = Field(4096, ge=64, le=MAX_MEMORY_MB)
     """Address-space cap of each sandboxed process."""
+
+    def rollout_timeout_s(self, task_timeout_s: float) -> float:
+        """The time limit of a rollout on a task with this agent timeout."""
+        return rollout_timeout_s(self.timeout_s, self.task_timeouts, task_timeout_s)
 
 
 class GatewayConfig(Strict):

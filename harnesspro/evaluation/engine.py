@@ -58,7 +58,13 @@ def rollout_key(settings: RolloutSettings, candidate: Candidate, task_id: str, a
     """Hash of everything that determines a rollout: finished keys are never rerun."""
     m = settings.model
     parts: tuple[object, ...] = (candidate.tree, task_id, attempt, m.name, m.upstream)
-    parts += (m.base_url, settings.timeout_s)
+    if m.upstream == "llama-cpp":  # the server's port changes from run to run; the model not
+        server = m.local_server
+        parts += (m.gguf, server.chat_format, server.context_tokens, settings.timeout_s)
+    else:
+        parts += (m.base_url, settings.timeout_s)
+    if settings.task_timeouts != "lower":  # keys of the default unchanged
+        parts += (settings.task_timeouts,)
     if m.upstream == "scripted" and m.behaviour.configured:  # default-profile keys unchanged
         parts += (settings.behaviour.digest(),)
     if settings.task_hashes is not None:  # a changed task is a new rollout (tasks/keys.py)
@@ -96,7 +102,7 @@ def rollout_inputs(
         script=task.script,
         model=settings.model,
         price=settings.price,
-        timeout_s=min(settings.timeout_s, meta.timeout_s),
+        timeout_s=settings.rollout_timeout_s(meta.timeout_s),
         # Fixed per task and attempt: candidates are compared on common random numbers.
         sampling_seed=f"{settings.sampling_seed}:{meta.id}:{attempt}",
         token=secrets.token_hex(16),
@@ -107,6 +113,7 @@ def rollout_inputs(
         grade=grade,
         behaviour=settings.behaviour,
         verdict_memo=settings.verdict_memo,
+        model_url=settings.model_url,
     )
 
 
