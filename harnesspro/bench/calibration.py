@@ -133,6 +133,9 @@ Runner = Callable[[Path, str, int], dict[str, Any]]
 def run_table(plan: Plan, harnesses: dict[str, Path], table: Path, run: Runner) -> int:
     """Run every missing row of the plan, appending each as it finishes; rows written."""
     done = done_keys(table)
+    if table.is_file() and not table.read_bytes().endswith(b"\n"):
+        with table.open("a") as sink:  # a line a crash cut short stays a line of its own
+            sink.write("\n")
     todo = [(v, t, a) for v, t, a in schedule(plan) if row_key(v.name, t, a) not in done]
     lock = threading.Lock()
 
