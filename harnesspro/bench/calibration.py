@@ -107,15 +107,19 @@ def row_key(variant: str, task: str, attempt: int) -> str:
 
 def done_keys(table: Path) -> set[str]:
     """Rows already in the table (a line cut off by a crash is ignored)."""
-    keys = set()
+    return {row_key(r["variant"], r["task"], r["attempt"]) for r in read_rows(table)}
+
+
+def read_rows(table: Path) -> list[dict[str, Any]]:
+    """The table's complete rows (a line a crash cut short is left out)."""
+    rows = []
     if table.is_file():
         for line in table.read_text().splitlines():
             try:
-                row = json.loads(line)
+                rows.append(json.loads(line))
             except json.JSONDecodeError:
                 continue
-            keys.add(row_key(row["variant"], row["task"], row["attempt"]))
-    return keys
+    return rows
 
 
 def schedule(plan: Plan) -> Iterator[tuple[Variant, str, int]]:
