@@ -20,7 +20,7 @@ from harnesspro.core.records import Task
 from harnesspro.sandbox.contract import mounted_source
 from harnesspro.tasks.hookfiles import clean_hooks
 from harnesspro.tasks.layout import Layout
-from harnesspro.tasks.pytest_grader import PLUGIN_DIR, Baseline, PytestRun
+from harnesspro.tasks.pytest_grader import PLUGIN_FILE, Baseline, PytestRun
 from harnesspro.tasks.toolenv import cache_root
 
 Collect = Callable[[Layout], list[PytestRun | None]]
@@ -28,7 +28,7 @@ Collect = Callable[[Layout], list[PytestRun | None]]
 EXCLUDED = ("solution/", "solution.sh")
 
 
-def test_functions(source: str) -> int:
+def count_test_functions(source: str) -> int:
     """Test functions pytest collects by default: `test*` at the top and in `Test*` classes."""
     try:
         tree = ast.parse(source)
@@ -53,7 +53,7 @@ def _uncollected(run: PytestRun, layout: Layout) -> int:
     for path in run.broken:
         host = mounted_source(mounts, path)
         if host is not None and path.endswith(".py") and Path(host).is_file():
-            count += test_functions(Path(host).read_text(errors="replace"))
+            count += count_test_functions(Path(host).read_text(errors="replace"))
     return count
 
 
@@ -68,7 +68,7 @@ def measure(fresh: Layout, collect: Collect) -> Baseline:
 
 def task_key(task: Task) -> str:
     """The task's content (its reference solution aside) and the plugin's code, hashed."""
-    digest = hashlib.sha256(PLUGIN_DIR.joinpath("harnesspro_grader.py").read_bytes())
+    digest = hashlib.sha256(PLUGIN_FILE.read_bytes())
     for path in sorted(task.path.rglob("*")):
         rel = path.relative_to(task.path).as_posix()
         if path.is_file() and not rel.startswith(EXCLUDED) and "__pycache__" not in rel:

@@ -21,6 +21,8 @@ from harnesspro.tasks.testscript import called_commands
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "grader"
 PLUGIN = "harnesspro_grader"
+PLUGIN_FILE = PLUGIN_DIR / f"{PLUGIN}.py"
+"""Also copied into every tool environment with pytest (`toolenv`)."""
 PLUGIN_TARGET = "/.harnesspro/grader/plugin"
 REPORTS_TARGET = "/.harnesspro/grader/reports"
 """Where the verifier's sandbox sees the plugin (read-only) and its report folder."""
