@@ -1,7 +1,8 @@
 """The shipped adversarial harnesses against every task of one or more suites (the full
 sweep; `make test` attacks a slice of the external dev sets).
 
-Usage: .venv/bin/python scripts/adversary_sweep.py [--harness adversarial|linker|probe|both|all] SUITE...
+Usage: .venv/bin/python scripts/adversary_sweep.py [--harness NAME] SUITE...
+NAME: adversarial, linker, probe, idle, both (the first two) or all (the default: every one).
 SUITE is a folder of Harbor tasks or `builtin` (attacked through real rollouts). Prints, per
 suite and harness, how many tasks ran and which fooled the verifier (should be none), then the
 tasks that cannot run here with their reason. Exits 1 when any verifier was fooled.
