@@ -17,6 +17,7 @@ from pathlib import Path
 from harnesspro.core.records import Task
 from harnesspro.harness.adversary import (
     ADVERSARY,
+    IDLE,
     LINKER,
     PROBE,
     Attack,
@@ -30,8 +31,9 @@ HARNESSES = {
     "adversarial": [ADVERSARY],
     "linker": [LINKER],
     "probe": [PROBE],
+    "idle": [IDLE],
     "both": [ADVERSARY, LINKER],
-    "all": [ADVERSARY, LINKER, PROBE],
+    "all": [ADVERSARY, LINKER, PROBE, IDLE],
 }
 
 

@@ -29,6 +29,8 @@ from harnesspro.tasks.verify import run_verifier
 ADVERSARY = Path(__file__).resolve().parent / "bundled" / "adversarial"
 LINKER = Path(__file__).resolve().parent / "bundled" / "linker"
 PROBE = Path(__file__).resolve().parent / "bundled" / "probe"
+IDLE = Path(__file__).resolve().parent / "bundled" / "idle"
+"""Does nothing: the floor every verifier must fail, beside the attacks."""
 
 
 @dataclass(frozen=True)
