@@ -47,3 +47,5 @@ class RolloutSettings:
     """CPUs one rollout requests from Ray."""
     max_target_dollars: float | None
     """The run's dollar cap on search rollouts (`budget.max_target_dollars`)."""
+    max_heldout_dollars: float | None = None
+    """The dollar cap on the held-out evaluation's rollouts (`budget.max_heldout_dollars`)."""
