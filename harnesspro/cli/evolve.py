@@ -19,8 +19,8 @@ from harnesspro.evolution.loop import run_evolution
 from harnesspro.execution.scheduler import check_cluster
 from harnesspro.run.context import RunContext, choose_tasks
 from harnesspro.run.estimate import estimate_run
-from harnesspro.run.spend_guard import describe, past_cap, uncapped
 from harnesspro.run.folder import RunFolder, default_run_dir
+from harnesspro.run.spend_guard import describe, past_cap, uncapped
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
 from harnesspro.sandbox.local import LOCAL_WARNING
