@@ -178,7 +178,8 @@ def test_hook_files_are_moved_aside_and_back(tmp_path: Path) -> None:
     for name, text in files.items():
         (app / name).write_text(text)
     before = {p: p.read_bytes() for p in app.rglob("*") if p.is_file()}
-    hidden = hide_hooks(mounts, kept, aside)
+    hidden, stuck = hide_hooks(mounts, kept, aside)
+    assert stuck == []
     left = sorted(p.relative_to(app).as_posix() for p in app.rglob("*") if p.is_file())
     assert left == ["own.pth", "pyproject.toml", "setup.cfg", "tox.ini"]
     assert (app / "pyproject.toml").read_text() == '[project]\nname = "x"\n'

@@ -92,23 +92,41 @@ def _has_section(text: str, section: str) -> bool:
         return True
 
 
-def hide_hooks(mounts: list[Mount], kept: dict[str, str], aside: Path) -> list[Hidden]:
-    """Move every hook entry the clean workspace does not have as it is into `aside`."""
+def hide_hooks(
+    mounts: list[Mount], kept: dict[str, str], aside: Path
+) -> tuple[list[Hidden], list[str]]:
+    """Move every hook entry the clean workspace does not have as it is into `aside`; the
+    entries moved, and the container paths of those that could not be (a folder the agent
+    made unwritable, say)."""
     hidden: list[Hidden] = []
+    stuck: list[str] = []
     for number, (target, host) in enumerate(list(hook_entries(mounts))):
-        regular = host.is_file() and not host.is_symlink()
-        if regular and kept.get(target) == digest(host):
+        try:
+            entry = _hide(host, kept.get(target), aside / str(number))
+        except OSError:
+            stuck.append(target)
             continue
-        section = SECTIONED.get(host.name)
-        text = host.read_text(errors="replace") if regular and section else None
-        if section and text is not None and not _has_section(text, section):
-            continue
-        place = aside / str(number)
-        os.rename(host, place)
-        hidden.append(Hidden(host, place, section is not None))
-        if section and text is not None:
-            host.write_text(_pytest_free(text, section) or "")
-    return hidden
+        if entry is not None:
+            hidden.append(entry)
+    return hidden, stuck
+
+
+def _hide(host: Path, clean: str | None, place: Path) -> Hidden | None:
+    """Move one entry aside (a shared configuration file leaves a copy without its pytest
+    section); None when it stays."""
+    if not os.path.lexists(host):
+        return None  # inside a folder moved aside already
+    regular = host.is_file() and not host.is_symlink()
+    if regular and clean == digest(host):
+        return None
+    section = SECTIONED.get(host.name)
+    text = host.read_text(errors="replace") if regular and section else None
+    if section and text is not None and not _has_section(text, section):
+        return None
+    os.rename(host, place)
+    if section and text is not None:
+        host.write_text(_pytest_free(text, section) or "")
+    return Hidden(host, place, section is not None)
 
 
 def restore_hooks(hidden: list[Hidden]) -> None:

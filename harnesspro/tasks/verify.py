@@ -223,7 +223,7 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
     agent = [m for m in layout.mounts() if m.writable]
     aside = Path(tempfile.mkdtemp(prefix="hooks-", dir=layout.logs))
     try:
-        hidden = hide_hooks(agent, baseline.kept, aside)
+        hidden, stuck = hide_hooks(agent, baseline.kept, aside)
         try:
             run = run_script(task, layout, sandbox, grader)
         finally:
@@ -240,6 +240,8 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
         # Terminal-Bench verifiers report by exit code, not by a reward file.
         reward, source = (1.0 if result.exit_code == 0 else 0.0), f"exit code {result.exit_code}"
     why = judge(run.reports, baseline, tuple(m.target for m in agent)) if grader else ""
+    if stuck:
+        why = f"the grader could not move {stuck[0]} aside"
     if why and (reward is None or reward > 0.0):
         reward, source = 0.0, f"the grader: {why} (the script said {_said(reward, source)})"
     if result.timed_out:
