@@ -82,6 +82,9 @@ class MemoryBook:
     def search_dollars(self) -> float:
         return 0.0
 
+    def heldout_dollars(self) -> float:
+        return 0.0
+
     def mark_stopped(self, why: str) -> None:
         self.stopped.append(why)
 

@@ -69,6 +69,9 @@ class BudgetConfig(Strict):
     the cap (overshoot: at most the rollouts in flight) and still writes its reports."""
     max_improver_dollars: float | None = Field(None, gt=0)
     """Dollars for analyzer/planner/editor/synthesizer calls (the search-cost account)."""
+    max_heldout_dollars: float | None = Field(None, gt=0)
+    """Dollars for the held-out evaluation's rollouts (outside the search's caps); it stops
+    scheduling at the cap (overshoot: at most the rollouts in flight) and reports what ran."""
 
 
 class RayConfig(Strict):

@@ -49,6 +49,10 @@ class RolloutBook(Protocol):
         """Target-model dollars of the search's rollouts so far."""
         ...
 
+    def heldout_dollars(self) -> float:
+        """Target-model dollars of the held-out evaluation's rollouts so far."""
+        ...
+
     def mark_stopped(self, why: str) -> None:
         """Mark the run stopped, unless it is already (the first reason stays)."""
         ...
@@ -211,6 +215,9 @@ def run_rollouts(
         return Evaluated(0, skipped)
     if run_batch(settings, batch, files, tasks, book):
         return Evaluated(len(todo), skipped)
+    if request.split == "test":
+        reason = f"budget.max_heldout_dollars ({settings.max_heldout_dollars}) reached"
+        return Evaluated(len(todo), skipped, (f"{reason}: no new held-out rollouts are run",))
     reason = f"budget.max_target_dollars ({settings.max_target_dollars}) reached"
     book.mark_stopped(f"{reason} in epoch {request.epoch} ({request.split} split)")
     return Evaluated(len(todo), skipped, (f"{reason}: no new rollouts are scheduled",))
@@ -254,7 +261,7 @@ def run_batch(
             Slots(settings.rollout_cpus, settings.ray.max_in_flight),
             settings.rollout_cpus,
             infra_retries=settings.infra_retries,
-            should_stop=dollar_cap_reached(settings, book) if split != "test" else lambda: False,
+            should_stop=dollar_cap_reached(settings, book, split),
             on_discard=lambda i, r, t: book.record_discarded(i, r, split, t),
         )
     if cache:
@@ -262,15 +269,19 @@ def run_batch(
     return finished
 
 
-def dollar_cap_reached(settings: RolloutSettings, book: RolloutBook) -> Callable[[], bool]:
-    """Whether the search's target-model dollars reached `budget.max_target_dollars`.
+def dollar_cap_reached(
+    settings: RolloutSettings, book: RolloutBook, split: str
+) -> Callable[[], bool]:
+    """Whether the search's target-model dollars reached `budget.max_target_dollars` (the
+    held-out evaluation's, on the test split: `budget.max_heldout_dollars`).
 
     Checked before each submission, from the book: rollouts already in flight still finish,
     so the overshoot is at most the cost of the rollouts in flight (the cluster's slots, or
     `ray.max_in_flight`).
     """
-    cap = settings.max_target_dollars
+    held = split == "test"
+    cap = settings.max_heldout_dollars if held else settings.max_target_dollars
     if cap is None:
         return lambda: False
-
-    return lambda: book.search_dollars() >= cap
+    spent = book.heldout_dollars if held else book.search_dollars
+    return lambda: spent() >= cap

@@ -50,10 +50,11 @@ class RolloutSettings:
     """CPUs one rollout requests from Ray."""
     max_target_dollars: float | None
     """The run's dollar cap on search rollouts (`budget.max_target_dollars`)."""
+    max_heldout_dollars: float | None = None
+    """The dollar cap on the held-out evaluation's rollouts (`budget.max_heldout_dollars`)."""
     model_url: str | None = None
+    """The base URL of the llama.cpp server the run started (upstream llama-cpp)."""
 
     def rollout_timeout_s(self, task_timeout_s: float) -> float:
         """The time limit of a rollout on a task with this agent timeout."""
         return rollout_timeout_s(self.timeout_s, self.task_timeouts, task_timeout_s)
-
-    """The base URL of the llama.cpp server the run started (upstream llama-cpp)."""

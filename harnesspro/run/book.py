@@ -41,6 +41,7 @@ def rollout_settings(ctx: RunContext) -> RolloutSettings:
         ray=config.ray,
         rollout_cpus=rollout_cpus(config),
         max_target_dollars=config.budget.max_target_dollars,
+        max_heldout_dollars=config.budget.max_heldout_dollars,
         model_url=ctx.model_url,
     )
 
@@ -77,6 +78,9 @@ class LedgerBook:
 
     def search_dollars(self) -> float:
         return self.ledger.search_dollars()
+
+    def heldout_dollars(self) -> float:
+        return self.ledger.heldout_dollars()
 
     def mark_stopped(self, why: str) -> None:
         if not self.ledger.meta("stopped"):
