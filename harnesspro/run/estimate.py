@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from harnesspro.core.config import RunConfig
 from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
-from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.improvers.account import improver_price
+from harnesspro.improvers.planner.space import space_of
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
 
 PROMPT_TOKENS = 1_500
@@ -136,14 +136,14 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
 
 def llm_steps(config: RunConfig) -> tuple[int, int]:
     """With improver 'llm': the parents the planner plans for and the plans edited at most.
-    The default strategy screens in epoch 1 without the planner (on a seed the catalog's edits
-    apply to), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
+    The default strategy screens in epoch 1 without the planner (on a seed that declares
+    knobs), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
     cap, else 9 (strategies/llm_gain.py)."""
     parents, evo = parent_steps(config), config.evolution
     if evo.strategy != "harnesspro":
         return parents, parents * DIRECTIVES
     seed = config.harness.seed
-    screened = 1 if evo.epochs and (seed is None or (seed / CONFIG_FILE).is_file()) else 0
+    screened = 1 if evo.epochs and (seed is None or len(space_of(seed.resolve()))) else 0
     picks = 9 if config.evaluation.max_rollouts is None else 3
     planning = parents - screened  # epoch 1 improves the seed alone
     return planning, min(planning * DIRECTIVES, (evo.epochs - screened) * picks)
