@@ -1,6 +1,6 @@
-"""Setting one dotted key of a TOML file in place: the key's line is rewritten (or added under
-its table, or the table added at the end), so the rest of the file, comments included, stays
-as it was. Values: numbers, booleans, strings, and arrays of those."""
+"""Setting one dotted key of a TOML file in place: the key's line is rewritten (or added at
+the end of its table, or the table added at the end of the file), so the rest of the file,
+comments included, stays as it was. Values: numbers, booleans, strings, arrays of those."""
 
 from __future__ import annotations
 
@@ -49,6 +49,8 @@ def set_toml_key(text: str, key: str, value: Any) -> str:
         if current == table and assign.match(line):
             found = i
             break
+        if current == table and line.strip():
+            insert_at = i + 1  # after the table's last line
     new = f"{leaf} = {literal(value)}\n"
     if found is not None:
         lines[found] = assign.match(lines[found]).group(1) + new  # type: ignore[union-attr]
