@@ -79,7 +79,7 @@ class Model:
 
     def query(self, messages: list[dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
         prepared: Any = [{k: v for k, v in m.items() if k != "extra"} for m in messages]
-        tools = {} if self.text else {"tools": [BASH_TOOL]}
+        tools: dict[str, Any] = {} if self.text else {"tools": [BASH_TOOL]}
         response = self.client.chat.completions.create(
             model=self.config["model_name"], messages=prepared, **tools, **(self.kwargs | kwargs)
         )
