@@ -9,12 +9,29 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from harnesspro.core import yamlio
 from harnesspro.core.knobs import Knob, region
 from harnesspro.harness.toml_edit import set_toml_key
 
 MISSING = None
 """What a key knob reads when its key is absent (the harness's own default applies)."""
+
+
+class _Dumper(yamlio.DUMPER):  # type: ignore[valid-type,misc]
+    """yamlio's dumper, with a string of several lines written as a literal block (|), so a
+    template a knob sets stays readable in its file."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = (
+        "|" if "\n" in value and all(line == line.rstrip() for line in value.split("\n")) else None
+    )
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
 
 
 def _load(knob: Knob, text: str) -> Any:
@@ -28,7 +45,7 @@ def _load(knob: Knob, text: str) -> Any:
 def _dump(knob: Knob, document: Any) -> str:
     if knob.file.endswith(".json"):
         return json.dumps(document, indent=2) + "\n"
-    return yamlio.dump(document)
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False)
 
 
 def _get(document: Any, key: str) -> Any:
