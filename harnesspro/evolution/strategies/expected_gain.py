@@ -34,12 +34,15 @@ def screening_plans(state: SearchState) -> list[Plan]:
     """The first epoch: a balanced design; two thirds of what the cap affords (4-9 rows)."""
     budget, space = state.affordable, state.space
     rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
-    rows = min(rows, len(space.all_genomes()) - 1)  # distinct non-empty genomes
-    if rows <= 0:
-        return []
-    design = screening_design(
-        rows, len(space), space.exclusive_indices(), state.run_seed * 1000 + state.epoch
+    every = space.all_genomes()[1:]  # the non-empty genomes (the first row is the seed's)
+    design = (
+        every  # a space this small is screened whole
+        if len(every) <= rows
+        else screening_design(
+            rows, len(space), space.exclusive_indices(), state.run_seed * 1000 + state.epoch
+        )
     )
+    rows = len(design)
     return [
         Plan(SEED_ID, "balanced", space.name_of(bits), f"screening row {i + 1} of {rows}: each "
              "mechanism in about half of the rows", 0.0, 0.0, levers=space.levers_of(bits))
