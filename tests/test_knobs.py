@@ -14,6 +14,7 @@ import pytest
 
 from harnesspro.core.knobs import Knob, KnobError, load_knobs, parse_knobs
 from harnesspro.harness.knob_files import add_item, read_value, write_value
+from harnesspro.harness.validate import static_problem
 
 GOOD = {"name": "steps", "file": "config.yaml", "key": "agent.steps", "type": "int",
         "values": [5, 10], "lever": "step cap"}  # fmt: skip
@@ -151,3 +152,15 @@ def test_list_items_go_last_and_set_items_stay_sorted(tmp_path: Path) -> None:
         "hooks:\n- use: a\n- use: b\n- use: c\nextra:\n- a.md\n- z.md\n"
     )
     assert json.loads(json.dumps(read_value(tmp_path, extra))) == ["a.md", "z.md"]
+
+
+def test_harness_validate_names_a_bad_knob(tmp_path: Path) -> None:
+    (tmp_path / "harness.toml").write_text(
+        '[harness]\ncommand = ["x"]\n[[knob]]\nname = "s"\nfile = "c.yaml"\nkey = "s"\n'
+        'type = "integer"\nlever = "step cap"\n'
+    )
+    (tmp_path / "c.yaml").write_text("s: 1\n")
+    assert static_problem(tmp_path, None) == (
+        "harness.toml: [[knob]] 1 (s) field 'type' must be one of int, float, bool, str, text, "
+        "list, set, not 'integer'"
+    )
