@@ -16,8 +16,10 @@ token sizes of `ROLE_CALLS`; the expected count is one call per step, the bound 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from harnesspro.core.config import RunConfig
+from harnesspro.core.knobs import KnobError
 from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
 from harnesspro.improvers.account import improver_price
@@ -143,10 +145,19 @@ def llm_steps(config: RunConfig) -> tuple[int, int]:
     if evo.strategy != "harnesspro":
         return parents, parents * DIRECTIVES
     seed = config.harness.seed
-    screened = 1 if evo.epochs and (seed is None or len(space_of(seed.resolve()))) else 0
+    screened = 1 if evo.epochs and (seed is None or declares_genes(seed)) else 0
     picks = 9 if config.evaluation.max_rollouts is None else 3
     planning = parents - screened  # epoch 1 improves the seed alone
     return planning, min(planning * DIRECTIVES, (evo.epochs - screened) * picks)
+
+
+def declares_genes(seed: Path) -> bool:
+    """Whether the harness at `seed` has anything to screen (a manifest that cannot be read
+    has nothing: the run itself refuses it with the reason)."""
+    try:
+        return len(space_of(seed.resolve())) > 0
+    except KnobError:
+        return False
 
 
 def improver_dollars(calls: dict[str, int], price: Price | None) -> float | None:
