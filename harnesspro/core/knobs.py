@@ -183,16 +183,17 @@ def parse_knobs(manifest: dict[str, Any], source: str = MANIFEST) -> tuple[Knob,
     return tuple(knobs)
 
 
-def load_knobs(harness_dir: Path) -> tuple[Knob, ...]:
-    """The knobs `harness_dir/harness.toml` declares, each file present; KnobError names the
-    manifest and the field when it does not parse."""
+def load_knobs(harness_dir: Path, files: bool = True) -> tuple[Knob, ...]:
+    """The knobs `harness_dir/harness.toml` declares, each file present (unless `files` is
+    False: an edit needs only the files of the knobs it sets); KnobError names the manifest
+    and the field when it does not parse."""
     source = str(harness_dir / MANIFEST)
     try:
         manifest = tomllib.loads((harness_dir / MANIFEST).read_text())
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise KnobError(f"{source} cannot be read as TOML ({exc})") from None
     knobs = parse_knobs(manifest, source)
-    for index, knob in enumerate(knobs):
+    for index, knob in enumerate(knobs if files else ()):
         path = harness_dir / knob.file
         if not path.is_file():
             raise _fail(source, index, knob.name, "file", f"names {knob.file}, which is missing")

@@ -77,8 +77,9 @@ def problem(recipe: Recipe, knobs: Knobs) -> str:
 
 
 def knobs_of(root: Path) -> dict[str, Knob]:
-    """The knobs the harness at `root` declares, by name."""
-    return {k.name: k for k in load_knobs(root)}
+    """The knobs the harness at `root` declares, by name (their files are checked when they
+    are read or written)."""
+    return {k.name: k for k in load_knobs(root, files=False)}
 
 
 def apply(recipe: Recipe, root: Path, knobs: Knobs) -> None:
