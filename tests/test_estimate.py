@@ -71,7 +71,7 @@ def test_the_default_strategy_plans_after_its_screening_and_edits_its_picks() ->
         # synthesizer 3 + 4 tasks
         edits = min(18, 2 * picks)
         assert est.improver_calls == 6 + 6 + edits * 4 + 7, cap
-    # a seed without the catalog's harness.yaml has no screening: epoch 1 plans for it too
+    # a seed that declares no knobs has no screening: epoch 1 plans for it too
     custom = base.model_copy(update={"evolution": evolution})
     own = custom.harness.model_copy(update={"seed": Path(__file__).parent / "no-such-seed"})
     est = estimate(custom.model_copy(update={"harness": own}), sizes, None, None)

@@ -17,6 +17,7 @@ from harnesspro.core.config_base import (
     MAX_REPEATS,
     Strict,
 )
+from harnesspro.core.knobs import load_knobs
 from harnesspro.core.retry import RetryPolicy
 from harnesspro.core.rollout_budget import RolloutBudget
 
@@ -130,11 +131,14 @@ class ReportsConfig(Strict):
 class HarnessConfig(Strict):
     seed: Path | None = None
     """A harness directory (with harness.toml) to evolve instead of the bundled seed agent;
-    catalog edits apply where their files exist, the llm editor works on any harness."""
+    the screening and the surrogate search the knobs its harness.toml declares ([[knob]],
+    docs/harness-contract.md), the llm editor works on any harness."""
 
     @field_validator("seed")
     @classmethod
     def _seed_is_a_harness(cls, seed: Path | None) -> Path | None:
         if seed is not None and not (seed / "harness.toml").is_file():
             raise ValueError(f"{seed} has no harness.toml; give a harness directory")
+        if seed is not None:
+            load_knobs(seed)  # a bad [[knob]] table: KnobError names the file and the field
         return seed

@@ -17,11 +17,13 @@ token sizes of `ROLE_CALLS`; the expected count is one call per step, the bound 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from harnesspro.core.config import RunConfig
+from harnesspro.core.knobs import KnobError
 from harnesspro.core.model_config import Price
-from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.improvers.account import improver_price
+from harnesspro.improvers.planner.space import space_of
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
 
 PROMPT_TOKENS = 1_500
@@ -126,11 +128,10 @@ def children(config: RunConfig, epoch: int) -> int:
 
 
 def screens(config: RunConfig) -> bool:
-    """The default strategy screens in epoch 1 on a seed the catalog's edits apply to (with
-    improver 'catalog' it always does)."""
+    """The default strategy screens in epoch 1 on a seed with something to screen: the
+    bundled seed, or a harness whose declared knobs give genes."""
     seed = config.harness.seed
-    llm = config.evolution.improver == "llm"
-    return not llm or seed is None or (seed / CONFIG_FILE).is_file()
+    return seed is None or declares_genes(seed)
 
 
 def search_rollouts(config: RunConfig, sizes: SplitSizes) -> int:
@@ -174,8 +175,8 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
 
 def llm_steps(config: RunConfig) -> tuple[int, int]:
     """With improver 'llm': the parents the planner plans for and the plans edited at most.
-    The default strategy screens in epoch 1 without the planner (on a seed the catalog's edits
-    apply to), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
+    The default strategy screens in epoch 1 without the planner (on a seed that declares
+    knobs), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
     cap, else 9 (strategies/llm_gain.py)."""
     parents, evo = parent_steps(config), config.evolution
     if evo.strategy != "harnesspro":
@@ -184,6 +185,15 @@ def llm_steps(config: RunConfig) -> tuple[int, int]:
     picks = GAIN_PICKS if config.evaluation.max_rollouts is None else DIRECTIVES
     planning = parents - screened  # epoch 1 improves the seed alone
     return planning, min(planning * DIRECTIVES, (evo.epochs - screened) * picks)
+
+
+def declares_genes(seed: Path) -> bool:
+    """Whether the harness at `seed` has anything to screen (a manifest that cannot be read
+    has nothing: the run itself refuses it with the reason)."""
+    try:
+        return len(space_of(seed.resolve())) > 0
+    except KnobError:
+        return False
 
 
 def improver_dollars(calls: dict[str, int], price: Price | None) -> float | None:
