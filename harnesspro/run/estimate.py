@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from harnesspro.core.config import RunConfig
 from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
+from harnesspro.core.search_config import GAIN_CHOSEN
 from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.improvers.account import improver_price
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
@@ -140,7 +141,7 @@ def llm_steps(config: RunConfig) -> tuple[int, int]:
     apply to), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
     cap, else 9 (strategies/llm_gain.py)."""
     parents, evo = parent_steps(config), config.evolution
-    if evo.strategy != "harnesspro":
+    if evo.strategy not in GAIN_CHOSEN:
         return parents, parents * DIRECTIVES
     seed = config.harness.seed
     screened = 1 if evo.epochs and (seed is None or (seed / CONFIG_FILE).is_file()) else 0

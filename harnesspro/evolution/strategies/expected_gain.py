@@ -1,5 +1,5 @@
-"""`harnesspro` (the default): screen the levers, model their effects, propose by expected
-hypervolume gain.
+"""`harnesspro-catalog` (the default before the loop): screen the levers, model their
+effects, propose by expected hypervolume gain.
 
 A candidate is a set of catalog mechanisms applied to the seed (planner/space.py). The first
 epoch screens: a balanced design (planner/screening.py) puts each mechanism in about half of
@@ -18,7 +18,7 @@ import numpy as np
 
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
-from harnesspro.evolution.strategies import llm_gain
+from harnesspro.evolution.strategies import Plain, llm_gain
 from harnesspro.evolution.strategies.nsga2 import journaled_children
 from harnesspro.evolution.strategies.proposals import forecast_of, plan_of, propose
 from harnesspro.evolution.strategies.state import SearchState, search_state
@@ -70,10 +70,12 @@ def plans_for(state: SearchState) -> list[Plan]:
     return gain_plans(state, 3 if state.affordable is None else 1)
 
 
-class ExpectedGain:
+class ExpectedGain(Plain):
     """Journaled as NSGA-II is: the epoch's plans once drawn, then each edit. With improver
     'llm' the screening is the same; later epochs the llm planner proposes and the surrogate
     chooses among its plans and the catalog's combinations (strategies/llm_gain.py)."""
+
+    shrunk = True
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         if ctx.config.evolution.improver == "llm" and not screens(ctx, epoch):
