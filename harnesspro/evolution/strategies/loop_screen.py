@@ -91,7 +91,7 @@ def screening_plans(state: SearchState, findings: Sequence[Finding]) -> list[Pla
     cap affords)."""
     budget = state.affordable
     rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
-    names = screened(findings, 2 * rows)
+    names = screened(findings, rows)
     groups = [tuple(names.index(n) for n in g if n in names) for g in EXCLUSIVE]
     design = screening_design(rows, len(names), [g for g in groups if len(g) > 1],
                               state.run_seed * 1000 + state.epoch)  # fmt: skip
