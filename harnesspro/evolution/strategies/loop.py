@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from harnesspro.core.records import Candidate, Diagnosis, Plan
+from harnesspro.core.records import DIRECTIVES, Candidate, Diagnosis, Plan
 from harnesspro.evolution.improve import improve
 from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.llm_gain import catalog_applies
@@ -124,7 +124,7 @@ class LoopRoles:
             state, proposals, measured_changes(self.ctx.ledger.plans(), state.candidates),
             prior_of(self.variant.prior, evidence), 3 if state.affordable is None else 1,
         )  # fmt: skip
-        self.report(decision, state)
+        self.report(decision, state, proposals)
         return decision.plans, fell_back
 
     def proposals(
@@ -153,12 +153,13 @@ class LoopRoles:
         )
         return [*plans, *(aimed(p, told[p.parent_id]) for p in llm)], fell_back
 
-    def report(self, decision: Decision, state: SearchState) -> None:
+    def report(self, decision: Decision, state: SearchState, planned: list[Plan]) -> None:
         """Print the decision; when it is to stop, record why and what that saved."""
         console = self.ctx.console
         line = (
-            f"decide: {len(decision.plans)} of {decision.proposals} proposals chosen; best "
-            f"expected hypervolume gain {decision.best_gain:.3g}, noise {decision.noise:.3g}"
+            f"decide: {len(decision.plans)} of {decision.proposals} proposals chosen "
+            f"({counts(planned)}); best expected hypervolume gain {decision.best_gain:.3g}, "
+            f"noise {decision.noise:.3g}"
         )
         console.print(f"  {line}", markup=False)
         if decision.stops:
@@ -181,6 +182,11 @@ class LoopRoles:
         if self.offline:
             return apply_plan(plan, parent, repo, existing, new_id, epoch, write_change, backend)
         return self.inner.edit(plan, parent, repo, existing, new_id, epoch)
+
+
+def counts(plans: list[Plan]) -> str:
+    """How many proposals each directive had."""
+    return ", ".join(f"{d} {sum(p.directive == d for p in plans)}" for d in DIRECTIVES)
 
 
 def stop_reason(ctx: RunContext, epoch: int, state: SearchState, decision: Decision) -> str:
