@@ -105,7 +105,10 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
     search = describe_search_costs(ledger)
     trail = finding_lines(ledger.plans())
+    stopped = ledger.meta("stopped")
     ledger.close()
+    if stopped:
+        console.print(f"stopped early: {stopped}", markup=False)
     if trail:
         console.print("finding -> change -> verdict:", markup=False)
     for line in trail:
