@@ -17,11 +17,12 @@ from harnesspro.core.records import Candidate, Diagnosis
 from harnesspro.evolution.strategies import STRATEGIES, make_strategy
 from harnesspro.evolution.strategies.loop_choice import Draws, pick_bands
 from harnesspro.evolution.strategies.loop_screen import pooled, prior_of, screened
+from harnesspro.evolution.strategies.loop_stacks import stack_plan, stacks_for, subsets
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.analyzer.findings import Finding, answered, findings_of
 from harnesspro.improvers.planner.features import Features
 from harnesspro.improvers.planner.hvgain import Band
-from harnesspro.improvers.planner.space import GENES
+from harnesspro.improvers.planner.space import GENES, name_of
 from harnesspro.improvers.roles.directed import Context, directed_plans
 from harnesspro.reports.findings import finding_lines
 
@@ -190,3 +191,37 @@ def test_steps_read_strategy_properties_and_never_name_a_strategy() -> None:
         text = path.read_text()
         for name in STRATEGIES:
             assert not re.search(rf"""["']{re.escape(name)}["']""", text), (path.name, name)
+
+
+def test_stacks_are_every_combination_of_three_or_more_with_exclusive_ones_apart() -> None:
+    # of 4 free mechanisms: C(4,3) + C(4,4) = 5 stacks; with high_effort and low_effort among
+    # them the 2 triples and the quadruple holding both go: 2 left
+    four = ["concise_prompt", "compress_output", "skim_inputs", "format_repair"]
+    assert len(subsets(four)) == 5
+    mixed = ["concise_prompt", "compress_output", "high_effort", "low_effort"]
+    rows = subsets(mixed)
+    both = rows[:, [GENES.index("high_effort"), GENES.index("low_effort")]].all(axis=1)
+    assert len(rows) == 2 and not both.any()
+
+
+def test_a_stack_sits_on_its_parent_s_lineage_and_serves_directives_by_prediction() -> None:
+    candidates = {
+        **seed_parent(),
+        "c001": Candidate("c001", "b", "t1", "c000", "balanced", "high_effort", 1),
+    }
+    view = Context(candidates["c001"], candidates, [finding("long_tool_output", 1.0)])
+    stacks = stacks_for(view, Features(), view.findings)
+    assert stacks is not None
+    high, low = GENES.index("high_effort"), GENES.index("low_effort")
+    with_low = stacks.added[:, low]
+    # the parent's high_effort is carried, except where the stack's low_effort displaces it
+    assert stacks.rows[~with_low, high].all() and not stacks.rows[with_low, high].any()
+    assert not stacks.added[:, high].any()
+    # one stack by hand: compress_output (-0.20 cost, answers the finding) + skim_inputs
+    # (-0.15 x 1.0) + concise_prompt (-0.30 x 0.25): cost 0.8 x 0.85 x 0.925 - 1 = -0.371
+    names = {"compress_output", "skim_inputs", "concise_prompt"}
+    (row,) = np.flatnonzero([set(name_of(b).split("+")) == names for b in stacks.added])
+    assert stacks.d_cost[row] == pytest.approx(0.8 * 0.85 * 0.925 - 1)
+    assert stacks.serves["cost-first"][row] and not stacks.serves["performance-first"][row]
+    plan = stack_plan(stacks, int(row), "cost-first", view.findings)
+    assert plan.parent_id == "c001" and plan.finding.startswith("long_tool_output")

@@ -5,6 +5,7 @@ proposals cannot clear the front's noise ends early and says what it saved."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pandas as pd
@@ -75,3 +76,17 @@ def test_a_run_with_nothing_worth_trying_ends_early(
     # 2 epochs left (2 and 3) x 3 regions x 3 picks x 3 tasks x G = 2
     assert reason.endswith("about 108 search rollouts saved")
     assert set(plans["epoch"]) == {1} and 3 not in finished
+
+
+def test_with_improver_llm_the_model_s_plans_join_the_catalog_s(
+    tmp_path: Path, ray_session: None
+) -> None:
+    evolution = {**EVOLUTION, "epochs": 2, "improver": "llm", "max_survivors": 1,
+                 "improver_model": {"max_edit_steps": 4}}  # fmt: skip
+    run = evolve_tiny_in(tmp_path, evolution=evolution, evaluation=EVALUATION)
+    with sqlite3.connect(run / "ledger.sqlite") as db:
+        roles = set(pd.read_sql_query("SELECT role FROM search_calls", db)["role"])
+        diagnosed = set(pd.read_sql_query("SELECT epoch FROM diagnoses", db)["epoch"])
+        plans = pd.read_sql_query("SELECT * FROM plans WHERE epoch = 2", db)
+    assert {"analyzer", "planner"} <= roles and diagnosed == {1, 2}
+    assert plans["rationale"].str.contains("chosen to fill").all()

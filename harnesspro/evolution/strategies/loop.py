@@ -28,6 +28,7 @@ from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.llm_gain import catalog_applies
 from harnesspro.evolution.strategies.loop_choice import Decision, decide
 from harnesspro.evolution.strategies.loop_screen import PriorMode, prior_of, screening_plans
+from harnesspro.evolution.strategies.loop_stacks import all_stacks
 from harnesspro.evolution.strategies.nsga2 import apply_genome
 from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.harness.repo import HarnessRepo
@@ -118,11 +119,13 @@ class LoopRoles:
         state = search_state(self.ctx, self.epoch)
         if screens(self.ctx, state):
             return screening_plans(state, told.get(SEED_ID, [])), {}
-        proposals, fell_back = self.proposals(inputs, diagnoses, prevalences, told)
+        views = self.views(inputs, told)
+        proposals, fell_back = self.proposals(inputs, diagnoses, prevalences, told, views)
         evidence = found if self.variant.prior == "findings" else {}
         decision = decide(
             state, proposals, measured_changes(self.ctx.ledger.plans(), state.candidates),
             prior_of(self.variant.prior, evidence), 3 if state.affordable is None else 1,
+            lambda features: all_stacks(views, features, told), told,
         )  # fmt: skip
         self.report(decision, state, proposals)
         return decision.plans, fell_back
@@ -133,15 +136,12 @@ class LoopRoles:
         diagnoses: list[Diagnosis],
         prevalences: Mapping[str, Mapping[str, float]],
         told: Mapping[str, list[Finding]],
+        views: Mapping[str, Context],
     ) -> tuple[list[Plan], Fallbacks]:
         """The planner's proposals for every parent: the rule-based planner's, and with
-        improver 'llm' the model's beside the catalog's."""
-        beliefs, avoid = beliefs_from(inputs.memory), harmful(inputs.library)
+        improver 'llm' the model's beside the catalog's (the stacks are added in `decide`)."""
         plans: list[Plan] = []
-        for parent in inputs.parents:
-            view = Context(
-                inputs.candidates[parent], inputs.candidates, told[parent], beliefs, avoid
-            )
+        for view in views.values():
             plans += directed_plans(view, written=self.offline)
         if self.offline:
             return plans, {}
@@ -152,6 +152,16 @@ class LoopRoles:
             {p: {} for p in prevalences} if withheld else prevalences,
         )
         return [*plans, *(aimed(p, told[p.parent_id]) for p in llm)], fell_back
+
+    def views(
+        self, inputs: ImproverInputs, told: Mapping[str, list[Finding]]
+    ) -> dict[str, Context]:
+        """What the planner reads for each parent."""
+        beliefs, avoid = beliefs_from(inputs.memory), harmful(inputs.library)
+        return {
+            p: Context(inputs.candidates[p], inputs.candidates, told[p], beliefs, avoid)
+            for p in inputs.parents
+        }
 
     def report(self, decision: Decision, state: SearchState, planned: list[Plan]) -> None:
         """Print the decision; when it is to stop, record why and what that saved."""

@@ -17,20 +17,22 @@ When no proposal clears it, the decision is to stop.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from harnesspro.core.pareto import hypervolume
-from harnesspro.core.records import Plan
+from harnesspro.core.records import DIRECTIVES, Directive, Plan
 from harnesspro.evolution.strategies.llm_gain import planned_genomes, planner_plan, proposal_key
-from harnesspro.evolution.strategies.proposals import DRAWS, Proposal, forecast_of
+from harnesspro.evolution.strategies.loop_stacks import KEEP, Stacks, stack_plan
+from harnesspro.evolution.strategies.proposals import DRAWS, Proposal, forecast_of, pool_points
 from harnesspro.evolution.strategies.state import SearchState
+from harnesspro.improvers.analyzer.findings import Finding
 from harnesspro.improvers.planner.features import Change, Features
-from harnesspro.improvers.planner.hvgain import Band, Pick, gains, thirds
+from harnesspro.improvers.planner.hvgain import Band, Pick, gains, shortlist, thirds
 from harnesspro.improvers.planner.measured import surrogate_of
-from harnesspro.improvers.planner.surrogate import Prior
+from harnesspro.improvers.planner.surrogate import Prior, Surrogate
 
 Array = np.ndarray
 Z = 2.0  # standard errors a gain must clear
@@ -117,13 +119,56 @@ def pick_bands(
 
 
 PriorOf = Callable[[Features], Prior]
+StacksOf = Callable[[Features], list[Stacks]]
+Source = tuple[Stacks | None, int, Directive]
+"""A pool entry: (None, index into the planned plans) or (stacks, row); its directive."""
+
+
+@dataclass
+class Pool:
+    """The proposals that compete: their feature rows' points under each draw, and sources."""
+
+    pool_pass: list[Array]
+    pool_cost: list[Array]
+    sources: list[Source]
+
+    def add(self, points: tuple[Array, Array], sources: list[Source]) -> None:
+        self.pool_pass.append(points[0])
+        self.pool_cost.append(points[1])
+        self.sources += sources
+
+    def points(self) -> tuple[Array, Array]:
+        return np.hstack(self.pool_pass), np.hstack(self.pool_cost)
+
+
+def add_stacks(
+    pool: Pool,
+    stacks: Stacks,
+    model: Surrogate,
+    w: tuple[Array, Array],
+    front: tuple[Array, Array],
+    ref: tuple[float, float],
+    bands: list[Band],
+) -> None:
+    """Per directive, the `KEEP` stacks it serves with the largest expected gain in its
+    region and over the whole front."""
+    pp, pc = pool_points(model, stacks.rows, *w)
+    for d in DIRECTIVES:
+        idx = np.flatnonzero(stacks.serves[d])
+        band = next((b for b in bands if b.directive == d), None)
+        if not len(idx) or band is None:
+            continue
+        keep = idx[shortlist(*front, pp[:, idx], pc[:, idx], ref, [band], KEEP)]
+        pool.add((pp[:, keep], pc[:, keep]), [(stacks, int(k), d) for k in keep])
 
 
 def decide(
     state: SearchState, planned: list[Plan], measured: tuple[Change, ...], prior_of: PriorOf,
-    rounds: int,
+    rounds: int, stacks_of: StacksOf | None = None,
+    told: Mapping[str, Sequence[Finding]] | None = None,
 ) -> Decision:  # fmt: skip
-    """The plans chosen among `planned` (`rounds` picks per region), or none: stop."""
+    """The plans chosen among `planned` and the parents' stacks (`rounds` picks per region),
+    or none: stop."""
     proposed = tuple(
         Change(proposal_key(i), p.predicted_pass, p.predicted_cost, p.levers)
         for i, p in enumerate(planned)
@@ -133,22 +178,33 @@ def decide(
     model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates,
                                   state.scores, features, prior_of(features))  # fmt: skip
     rows, sources = planned_genomes(features, planned, state.candidates)
-    if not len(rows) or not genomes:
-        return Decision([], 0.0, 0.0, len(planned))
+    stacks = stacks_of(features) if stacks_of else []
+    total = len(planned) + sum(len(s.added) for s in stacks)
+    if not genomes or (not len(rows) and not stacks):
+        return Decision([], 0.0, 0.0, total)
     rng = np.random.default_rng(state.run_seed * 1000 + state.epoch)
     known = np.array(list(genomes.values()), dtype=bool)
-    w_pass, w_cost = model.draws(rng, DRAWS)
-    front_pass, front_cost = model.score(known, w_pass, w_cost)
-    pool_pass, pool_cost = model.score(rows, w_pass, w_cost)
+    w = model.draws(rng, DRAWS)
+    front = model.score(known, *w)
     ref_cost = state.ref_cost
     if ref_cost is None or not math.isfinite(ref_cost) or ref_cost <= 0:
-        ref_cost = 2 * float(np.max(front_cost))
-    draws = Draws(front_pass, front_cost, pool_pass, pool_cost, (0.0, ref_cost))
-    bands = thirds(model.mean(known)[1], ref_cost) * rounds
-    picks, best, noise = pick_bands(draws, bands, [planned[s].directive for s in sources])
-    proposal = Proposal(picks, np.arange(len(rows)), rows, pool_pass, pool_cost)
-    chosen = [
-        planner_plan(planned[sources[p.index]], p, forecast_of(state, model, proposal, p, rng))
-        for p in picks
-    ]
-    return Decision(chosen, best, noise, len(planned))
+        ref_cost = 2 * float(np.max(front[1]))
+    ref, bands = (0.0, ref_cost), thirds(model.mean(known)[1], ref_cost) * rounds
+    pool = Pool([], [], [])
+    pool.add(model.score(rows, *w), [(None, s, planned[s].directive) for s in sources])
+    for s in stacks:
+        add_stacks(pool, s, model, w, front, ref, bands)
+    pool_pass, pool_cost = pool.points()
+    picks, best, noise = pick_bands(
+        Draws(*front, pool_pass, pool_cost, ref), bands, [d for _, _, d in pool.sources]
+    )
+    proposal = Proposal(picks, np.arange(len(pool.sources)), np.zeros((0, 0), bool), pool_pass,
+                        pool_cost)  # fmt: skip
+    chosen = []
+    for p in picks:
+        source, index, directive = pool.sources[p.index]
+        plan = planned[index] if source is None else stack_plan(
+            source, index, directive, (told or {}).get(source.parent, ())
+        )  # fmt: skip
+        chosen.append(planner_plan(plan, p, forecast_of(state, model, proposal, p, rng)))
+    return Decision(chosen, best, noise, total)
