@@ -168,7 +168,8 @@ class LoopRoles:
         console = self.ctx.console
         line = (
             f"decide: {len(decision.plans)} of {decision.proposals} proposals chosen "
-            f"({counts(planned)}); best expected hypervolume gain {decision.best_gain:.3g}, "
+            f"({counts(planned)}; {decision.proposals - len(planned)} stacks); best expected "
+            f"hypervolume gain {decision.best_gain:.3g}, "
             f"noise {decision.noise:.3g}"
         )
         console.print(f"  {line}", markup=False)
