@@ -63,6 +63,10 @@ GAIN_CHOSEN = (
 """The strategies whose surrogate chooses which plans are edited, after a screening epoch."""
 
 
+ANALYZED_EVERY_EPOCH = GAIN_CHOSEN[:3]
+"""The improvement loop and its ablations: the analyzer runs in the screening epoch too."""
+
+
 LLM_PLANNED = (*GAIN_CHOSEN, "harnesspro-v1", "no-synth")
 """The strategies improver 'llm' plans for."""
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from harnesspro.core.config import RunConfig
 from harnesspro.core.model_config import Price
 from harnesspro.core.money import dollars
-from harnesspro.core.search_config import GAIN_CHOSEN
+from harnesspro.core.search_config import ANALYZED_EVERY_EPOCH, GAIN_CHOSEN
 from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.improvers.account import improver_price
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
@@ -128,6 +128,8 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
         steps = TYPICAL_EDIT_STEPS if typical else evo.improver_model.max_edit_steps
         steps = min(steps, evo.improver_model.max_edit_steps)
         calls["analyzer"] = calls["planner"] = parents * tries
+        if evo.strategy in ANALYZED_EVERY_EPOCH:  # its screening epoch diagnoses the seed too
+            calls["analyzer"] = parent_steps(config) * tries
         calls["editor"] = edits * steps * (1 if typical else EDIT_ATTEMPTS)
     if evo.synthesizer == "llm":
         tasks = min(config.evaluation.validation_tasks or sizes.validation, sizes.validation)
