@@ -1,7 +1,8 @@
 """The shipped adversarial harnesses against every task of one or more suites (the full
 sweep; `make test` attacks a slice of the external dev sets).
 
-Usage: .venv/bin/python scripts/adversary_sweep.py [--harness adversarial|linker|both] SUITE...
+Usage: .venv/bin/python scripts/adversary_sweep.py [--harness NAME] SUITE...
+NAME: adversarial, linker, probe, idle, both (the first two) or all (the default: every one).
 SUITE is a folder of Harbor tasks or `builtin` (attacked through real rollouts). Prints, per
 suite and harness, how many tasks ran and which fooled the verifier (should be none), then the
 tasks that cannot run here with their reason. Exits 1 when any verifier was fooled.
@@ -14,11 +15,26 @@ import sys
 from pathlib import Path
 
 from harnesspro.core.records import Task
-from harnesspro.harness.adversary import ADVERSARY, LINKER, Attack, attack_layout, attack_rollout
+from harnesspro.harness.adversary import (
+    ADVERSARY,
+    IDLE,
+    LINKER,
+    PROBE,
+    Attack,
+    attack_layout,
+    attack_rollout,
+)
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.tasks.loader import load_suite
 
-HARNESSES = {"adversarial": [ADVERSARY], "linker": [LINKER], "both": [ADVERSARY, LINKER]}
+HARNESSES = {
+    "adversarial": [ADVERSARY],
+    "linker": [LINKER],
+    "probe": [PROBE],
+    "idle": [IDLE],
+    "both": [ADVERSARY, LINKER],
+    "all": [ADVERSARY, LINKER, PROBE, IDLE],
+}
 
 
 def attack(task: Task, suite: str, harness: Path) -> Attack:
@@ -29,7 +45,7 @@ def attack(task: Task, suite: str, harness: Path) -> Attack:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--harness", choices=sorted(HARNESSES), default="both")
+    parser.add_argument("--harness", choices=sorted(HARNESSES), default="all")
     parser.add_argument("suites", nargs="+")
     args = parser.parse_args(argv)
     fooled_any = False

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from harnesspro.core.records import Task
-from harnesspro.harness.adversary import ADVERSARY, LINKER, attack_layout, attack_rollout
+from harnesspro.harness.adversary import (
+    ADVERSARY,
+    IDLE,
+    LINKER,
+    PROBE,
+    attack_layout,
+    attack_rollout,
+)
 from harnesspro.improvers.testsynth.llm import ExecTest, run_test
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.contract import Mount
@@ -21,6 +28,16 @@ from harnesspro.tasks.verify import killed, run_verifier, verifier_env
 from tests.test_tasks_loader import harbor_task
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+HELDOUT = Path(os.environ.get("HP_HELDOUT_TASKS", DATASETS / "held-out"))
+"""Harbor tasks of zjysteven/terminal-bench-env outside the shared sets (not shipped: the
+upstream states no licence); the two below fooled the verifier as the third does."""
+# Tests that import the agent's module: the probe's exit at import passed each with
+# "reward 1 from reward.txt" before the grader's own report was required.
+IMPORT_THE_AGENTS_CODE = [
+    DATASETS / "termigen-dev" / "piece_table_undo_redo_hard",
+    HELDOUT / "cuckoo_filter_deletions_medium",
+    HELDOUT / "crdt_eventual_consistency_hard",
+]
 
 
 def builtin(task_id: str) -> Task:
@@ -59,7 +76,7 @@ def test_a_killed_test_script_is_not_trusted(code: int | None, was_killed: bool)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("harness", [ADVERSARY, LINKER], ids=lambda h: h.name)
+@pytest.mark.parametrize("harness", [ADVERSARY, LINKER, PROBE], ids=lambda h: h.name)
 def test_adversary_scores_zero_on_every_builtin_task(harness: Path) -> None:
     attacks = [attack_rollout(task, harness=harness) for task in load_suite("builtin")]
     assert len(attacks) == 40
@@ -69,7 +86,7 @@ def test_adversary_scores_zero_on_every_builtin_task(harness: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("harness", [ADVERSARY, LINKER], ids=lambda h: h.name)
+@pytest.mark.parametrize("harness", [ADVERSARY, LINKER, PROBE], ids=lambda h: h.name)
 @pytest.mark.parametrize("name", ["termigen-dev", "termigen-apt-dev"])
 def test_adversary_scores_zero_on_external_dev_sets(name: str, harness: Path) -> None:
     folder = DATASETS / name
@@ -82,6 +99,19 @@ def test_adversary_scores_zero_on_external_dev_sets(name: str, harness: Path) ->
     if all(a.fooled is None for a in attacks):
         pytest.skip(f"no task of {name} runs without a container here")
     assert [a.task_id for a in attacks if a.fooled] == []
+
+
+@pytest.mark.parametrize("folder", IMPORT_THE_AGENTS_CODE, ids=lambda f: f.name)
+def test_an_exit_at_import_does_not_pass_tests_that_import_the_agents_code(
+    folder: Path,
+) -> None:
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent (shared datasets, or HP_HELDOUT_TASKS)")
+    probe = attack_layout(load_task(folder), Bubblewrap(), harness=PROBE)
+    assert probe.fooled is False, probe.reason
+    assert "pytest ended without the grader's report" in probe.reason
+    assert "the script said reward 1" in probe.reason  # the exit did reach the test script
+    assert attack_layout(load_task(folder), Bubblewrap(), harness=IDLE).fooled is False
 
 
 SHADOW = b'import os\nos.write(1, b"PASS\\n")\nos._exit(0)\n'

@@ -1,5 +1,5 @@
-"""Every built-in task: the reference solution passes its official tests, doing nothing fails,
-both on the task runtime that rollouts use."""
+"""Every task of the packaged suites (`builtin`, `easy`): the reference solution passes its
+official tests, doing nothing fails, both on the task runtime that rollouts use."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from harnesspro.tasks.checktask import validate_task
 from harnesspro.tasks.loader import load_suite, reference_steps
 
 SUITE = load_suite("builtin")
+EASY = load_suite("easy")
 
 
 def test_suite_size_and_categories() -> None:
@@ -18,7 +19,13 @@ def test_suite_size_and_categories() -> None:
     assert len({t.category for t in SUITE}) >= 6
 
 
-@pytest.mark.parametrize("task", SUITE, ids=[t.id for t in SUITE])
+def test_the_easy_suite_covers_the_built_in_categories() -> None:
+    assert len(EASY) >= 24
+    assert {t.category for t in EASY} == {t.category for t in SUITE}
+    assert not {t.id for t in EASY} & {t.id for t in SUITE}
+
+
+@pytest.mark.parametrize("task", SUITE + EASY, ids=[t.id for t in SUITE + EASY])
 def test_reference_passes_and_nothing_fails(task: Task) -> None:
     assert reference_steps(task), f"{task.id} has no reference steps"
     result = validate_task(task, Bubblewrap())

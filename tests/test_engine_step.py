@@ -38,7 +38,7 @@ from tests.conftest import builtin_task
 def settings_for(**evaluation: object) -> RolloutSettings:
     config = RunConfig.model_validate({"evaluation": evaluation})
     run: Any = SimpleNamespace(
-        config=config, price=None, behaviour=DEFAULT_PROFILE, task_hashes=None
+        config=config, price=None, behaviour=DEFAULT_PROFILE, task_hashes=None, model_url=None
     )
     return rollout_settings(run)
 
@@ -80,6 +80,9 @@ class MemoryBook:
         raise AssertionError("nothing runs here")
 
     def search_dollars(self) -> float:
+        return 0.0
+
+    def heldout_dollars(self) -> float:
         return 0.0
 
     def mark_stopped(self, why: str) -> None:
@@ -156,6 +159,7 @@ def _sampling_seed(**config: object) -> str:
         price=None,
         behaviour=DEFAULT_PROFILE,
         task_hashes=None,
+        model_url=None,
     )
     task = builtin_task("fix_word_wrap")
     payload = task_payload(task, scripted=True)

@@ -10,7 +10,8 @@ import pytest
 from harnesspro.cli import main
 from harnesspro.core.config import RunConfig, load_config
 from harnesspro.core.model_config import Price
-from harnesspro.run.estimate import SplitSizes, estimate, estimate_run, past_cap
+from harnesspro.run.estimate import SplitSizes, estimate, estimate_run
+from harnesspro.run.spend_guard import past_cap, uncapped
 from tests.conftest import tiny_config
 
 CONFIGS = Path(__file__).parents[1] / "configs"
@@ -42,8 +43,9 @@ def test_the_estimate_matches_a_hand_count() -> None:
     assert (est.search_rollouts, est.heldout_rollouts) == (24 + 8, 2 * 1 * 5)
     # a rollout of 2 calls (its cap): input 1500 + 1900, output 2 x 300, at $1/$2 per M
     per_rollout = (3400 * 1.0 + 600 * 2.0) / 1e6
-    assert est.target_dollars == pytest.approx(42 * per_rollout)
-    assert est.target_dollars_max == pytest.approx(42 * per_rollout)
+    assert est.target_dollars == pytest.approx(32 * per_rollout)
+    assert est.target_dollars_max == pytest.approx(32 * per_rollout)
+    assert est.heldout_dollars == pytest.approx(10 * per_rollout)  # its own account
     # expected calls: analyzer 1, planner 1, editor 3 plans x 4 steps (max_edit_steps caps
     # the typical 6), synthesizer 3 + 4 tasks
     assert est.improver_calls == 1 + 1 + 12 + 7
@@ -52,6 +54,8 @@ def test_the_estimate_matches_a_hand_count() -> None:
     assert past_cap(est, config) == ""
     capped = small_config(max_target_dollars=0.1)
     assert "budget.max_target_dollars" in past_cap(est, capped)
+    held = small_config(max_heldout_dollars=0.01)
+    assert "budget.max_heldout_dollars" in past_cap(est, held)
 
 
 def test_the_default_strategy_plans_after_its_screening_and_edits_its_picks() -> None:
@@ -72,7 +76,7 @@ def test_the_default_strategy_plans_after_its_screening_and_edits_its_picks() ->
         update={"evolution": evolution.model_copy(update={"strategy": "harnesspro-catalog"})}
     )
     assert estimate(catalog, sizes, None, None).improver_calls == 6 + 6 + 18 * 4 + 7
-    # a seed without the catalog's harness.yaml has no screening: epoch 1 plans for it too
+    # a seed that declares no knobs has no screening: epoch 1 plans for it too
     custom = base.model_copy(update={"evolution": evolution})
     own = custom.harness.model_copy(update={"seed": Path(__file__).parent / "no-such-seed"})
     est = estimate(custom.model_copy(update={"harness": own}), sizes, None, None)
@@ -119,8 +123,8 @@ def test_openai_config_prints_its_estimate_without_a_key(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "estimated spend for the whole run" in out and "dry run:" in out
-    target = next(line for line in out.splitlines() if line.strip().startswith("target:"))
-    assert "search + 150 held-out rollouts, ~$" in target  # 10 test tasks x K 3 x 5
+    held = next(line for line in out.splitlines() if line.strip().startswith("held-out:"))
+    assert "150 rollouts, ~$" in held  # 10 test tasks x K 3 x 5
     assert "past its cap" not in out and not run_dir.exists()
 
 
@@ -156,3 +160,49 @@ def test_the_confirmation_adds_the_seed_and_each_point_once() -> None:
     added = estimate(config, sizes, None, None).search_rollouts
     # the seed and max_survivors (1) points, 2 more attempts on each of 3 coreset tasks
     assert added - estimate(base, sizes, None, None).search_rollouts == (1 + 1) * 3 * 2
+
+
+@pytest.mark.parametrize(
+    ("unset", "missing"),
+    [
+        (["budget.max_target_dollars"], ["budget.max_target_dollars"]),
+        (["budget.max_improver_dollars"], ["budget.max_improver_dollars"]),
+        (["budget.max_target_dollars", "budget.max_improver_dollars"], ["both"]),
+        ([], []),
+    ],
+)
+def test_a_paid_run_without_its_caps_is_refused_in_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], unset: list[str], missing: list[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    argv = ["evolve", "--config", str(CONFIGS / "openai.yaml"), "--run-dir", str(run_dir)]
+    sets = [f"{key}=null" for key in unset]
+    config = load_config(CONFIGS / "openai.yaml", sets)
+    sentence = uncapped(estimate_run(config), config)
+    if not missing:
+        assert sentence == ""
+        return
+    assert main([*argv, *(a for s in sets for a in ("--set", s))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.count(". ") == 0, err
+    assert err.endswith(sentence) and "--yes" in err and not run_dir.exists()
+    for key in unset:
+        assert key in err
+    assert "estimated target ~$" in err and "improver ~$" in err
+
+
+def test_only_a_paid_upstream_needs_caps(tmp_path: Path) -> None:
+    scripted = load_config(tiny_config(tmp_path))
+    assert scripted.budget.max_target_dollars is None
+    assert uncapped(estimate_run(scripted), scripted) == ""
+    # an llm improver on the scripted upstream costs nothing either
+    paid_target = small_config("harnesspro-v1", max_target_dollars=1.0, max_improver_dollars=1.0)
+    local = paid_target.evolution.improver_model.model_copy(update={"upstream": "scripted"})
+    free_improver = paid_target.model_copy(
+        update={
+            "evolution": paid_target.evolution.model_copy(update={"improver_model": local}),
+            "budget": paid_target.budget.model_copy(update={"max_improver_dollars": None}),
+        }
+    )
+    sizes = SplitSizes(coreset=3, validation=4, test=2)
+    assert uncapped(estimate(free_improver, sizes, None, None), free_improver) == ""

@@ -61,6 +61,7 @@ def test_the_search_state_carries_the_reference_the_ledger_fixed() -> None:
     meta = {HV_REF_KEY: repr(0.0688)}
     config = SimpleNamespace(
         seed=3,
+        harness=SimpleNamespace(seed=None),
         evaluation=SimpleNamespace(max_rollouts=None),
         evolution=SimpleNamespace(rollouts_per_task=2),
     )

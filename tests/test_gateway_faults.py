@@ -33,8 +33,10 @@ def client(gw: Gateway) -> OpenAI:
 def test_usage_and_cost_are_recorded_exactly() -> None:
     with fake_provider([("ok",)]) as provider, gateway_to(provider.base_url) as gw:
         status, body = gw.chat("rollout-token-abcdef", dict(BODY))
-    assert status == 200 and body == OK  # the body comes back unchanged
     (call,) = gw.calls
+    # The body comes back unchanged but for the call's dollars, added as usage.cost.
+    assert body["usage"].pop("cost") == pytest.approx(call.cost)
+    assert status == 200 and body == OK
     assert (call.usage.uncached_input, call.usage.cached_input, call.usage.output) == (
         176,
         1024,

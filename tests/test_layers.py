@@ -35,7 +35,7 @@ LAYERS = [
     ["evolve", "__main__"],
 ]
 # Folders of package data run in the sandbox or by users, never imported by the package.
-DATA = ("tasks/builtin", "harness/seed", "harness/bundled", "improvers/prompts")
+DATA = ("tasks/builtin", "tasks/grader", "harness/seed", "harness/bundled", "improvers/prompts")
 # Imports placed inside functions, each with its reason: optional or slow-to-import
 # dependencies only, never a module of this package.
 LOCAL_IMPORTS: Mapping[str, str] = {}

@@ -22,7 +22,7 @@ from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.analyzer.findings import Finding, answered, findings_of
 from harnesspro.improvers.planner.features import Features
 from harnesspro.improvers.planner.hvgain import Band
-from harnesspro.improvers.planner.space import GENES, name_of
+from harnesspro.improvers.planner.space import CATALOG_SPACE, GENES, name_of
 from harnesspro.improvers.roles.directed import Context, directed_plans
 from harnesspro.reports.findings import finding_lines
 
@@ -197,9 +197,9 @@ def test_stacks_are_every_combination_of_three_or_more_with_exclusive_ones_apart
     # of 4 free mechanisms: C(4,3) + C(4,4) = 5 stacks; with high_effort and low_effort among
     # them the 2 triples and the quadruple holding both go: 2 left
     four = ["concise_prompt", "compress_output", "skim_inputs", "format_repair"]
-    assert len(subsets(four)) == 5
+    assert len(subsets(four, CATALOG_SPACE)) == 5
     mixed = ["concise_prompt", "compress_output", "high_effort", "low_effort"]
-    rows = subsets(mixed)
+    rows = subsets(mixed, CATALOG_SPACE)
     both = rows[:, [GENES.index("high_effort"), GENES.index("low_effort")]].all(axis=1)
     assert len(rows) == 2 and not both.any()
 

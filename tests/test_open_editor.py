@@ -202,8 +202,10 @@ def own_harness(tmp_path: Path, with_yaml: bool = True) -> Path:
     harness = tmp_path / "my-harness"
     shutil.copytree(seed_template(), harness, ignore=shutil.ignore_patterns("__pycache__"))
     (harness / "prompts" / "system.md").write_text("MY-OWN-SEED-PROMPT: use bash.\n")
-    if not with_yaml:
+    if not with_yaml:  # and so no knobs over it
         (harness / "harness.yaml").unlink()
+        manifest = (harness / "harness.toml").read_text()
+        (harness / "harness.toml").write_text(manifest[: manifest.index("[[knob]]")])
     return harness
 
 
@@ -215,15 +217,15 @@ def test_a_run_starts_from_the_users_harness(tmp_path: Path) -> None:
     assert children  # catalog examples and free ideas apply: its files are seed-style
 
 
-def test_catalog_edits_need_their_files(tmp_path: Path) -> None:
+def test_catalog_edits_need_their_knobs(tmp_path: Path) -> None:
     ctx = llm_run(tmp_path, harness={"seed": str(own_harness(tmp_path, with_yaml=False))})
     seed = ctx.candidates()["c000"]
     plan = Plan("c000", "cost-first", "concise_prompt", "r", 0.0, -0.3)
     edit = apply_plan(plan, seed, ctx.repo, [seed], "c001", 1)
     assert edit.candidate is None
     assert edit.note == (
-        "discarded: the edit failed: ValueError: catalog edits need the seed-style "
-        "harness.yaml, which this harness lacks"
+        "discarded: the edit failed: ValueError: concise_prompt needs knobs this harness does "
+        "not declare (harness.toml [[knob]])"
     )
 
 

@@ -11,12 +11,12 @@ import statistics
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harnesspro.cli import main
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.strategies import STRATEGIES
-from harnesspro.harness.mechanisms.edits import extra_prompt, set_keys
 from harnesspro.improvers.editor.apply import apply_plan, catalog_edit
 from harnesspro.run.context import RunContext
 from tests.conftest import tiny_config
@@ -29,8 +29,12 @@ FILLER = "This line is here to make every request long.\n" * 1500  # ~70 KB, ~17
 def padded(worktree: Path, plan: Plan, feedback: str) -> str:
     """Every request carries the filler and the loop stops after two model calls: dearer
     than the seed per call, and too short to finish a task."""
-    extra_prompt("filler", FILLER)[0](worktree)
-    set_keys(max_steps=2)[0](worktree)
+    (worktree / "prompts" / "filler.md").write_text(FILLER)
+    settings = worktree / "harness.yaml"
+    config = yaml.safe_load(settings.read_text())
+    config["prompts"]["system_extra"].append("prompts/filler.md")
+    config["max_steps"] = 2
+    settings.write_text(yaml.safe_dump(config, sort_keys=False))
     return "filler prompt and a two-call cap"
 
 

@@ -68,3 +68,26 @@ def test_candidates_a_cap_cut_short_are_never_compared(
     )
     out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
     assert f"infrastructure errors took them; not compared): {named}" in out
+
+
+def test_the_heldout_dollar_cap_stops_the_heldout_evaluation(
+    tmp_path: Path, ray_session: None
+) -> None:
+    cap = 0.03  # a few held-out rollouts at the test prices, far from the whole evaluation
+    config = tiny_config(
+        tmp_path,
+        budget={"max_heldout_dollars": cap},
+        evaluation={"attempts": 1, "validation_rollouts": 0},
+        evolution={"epochs": 0, "rollouts_per_task": 1},
+        ray={"max_in_flight": 2},
+    )
+    run_dir = tmp_path / "run"
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir), "--yes"]) == 0
+    with sqlite3.connect(run_dir / "ledger.sqlite") as db:
+        held = [c for (c,) in db.execute("SELECT cost FROM rollouts WHERE split = 'test'")]
+        search = db.execute("SELECT count(*) FROM rollouts WHERE split != 'test'").fetchone()
+    splits = json.loads((run_dir / "splits.json").read_text())
+    assert search[0] > 0 and len(held) < 2 * len(splits["test"])  # the seed's 2K = 2 each
+    assert sum(held) >= cap and sum(sorted(held)[:-2]) < cap  # overshoot: the 2 in flight
+    report = json.loads((run_dir / "reports" / "budget.json").read_text())
+    assert report["final_cap"] == cap and report["final_rollouts"] == len(held)

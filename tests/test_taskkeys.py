@@ -36,7 +36,9 @@ def task_copy(tmp_path: Path) -> Path:
 
 
 def settings_for(hashes: dict[str, str] | None) -> RolloutSettings:
-    ctx: Any = SimpleNamespace(config=RunConfig(), price=None, behaviour=None, task_hashes=hashes)
+    ctx: Any = SimpleNamespace(
+        config=RunConfig(), price=None, behaviour=None, task_hashes=hashes, model_url=None
+    )
     return rollout_settings(ctx)
 
 

@@ -231,7 +231,8 @@ def no_usage_run(request: pytest.FixtureRequest) -> tuple[Path, str]:
                 evolution={"epochs": 1, "rollouts_per_task": 1, "strategy": "no-synth"},
                 evaluation={"validation_tasks": 1, "validation_rollouts": 1, "attempts": 1},
             )
-            argv = ["evolve", "--config", str(config), "--run-dir", str(folder / "r")]
+            # a paid upstream without caps starts only when told to (the spend guard)
+            argv = ["evolve", "--config", str(config), "--run-dir", str(folder / "r"), "--yes"]
             with contextlib.redirect_stdout(printed):
                 assert main(argv) == 0
         assert provider.unmetered == len(provider.requests) > 0
@@ -321,7 +322,7 @@ def test_a_seed_that_passes_nothing_stops_with_one_sentence(
             evolution={"epochs": 1, "rollouts_per_task": 1},
             evaluation={"validation_rollouts": 0, "final": False},
         )
-        argv = ["evolve", "--config", str(config), "--run-dir", str(tmp_path / "r")]
+        argv = ["evolve", "--config", str(config), "--run-dir", str(tmp_path / "r"), "--yes"]
         assert main(argv) == 2
     err = capsys.readouterr().err
     assert "no coreset task has a synthesized test that can be scored" in err

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from harnesspro.bench.command import cmd_bench
 from harnesspro.bench.command import register as register_bench
-from harnesspro.cli import doctor, evolve, harness, results, retro, tasks
+from harnesspro.cli import calibrate, doctor, evolve, harness, model, results, retro, tasks
 from harnesspro.cli.handlers import Handler
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger_schema import LedgerDamaged
@@ -36,7 +36,7 @@ USER_ERRORS = (
 )
 """What a user can cause or fix: one sentence on stderr and exit 2, never a traceback."""
 DESCRIPTION = "Evolve an LLM agent's harness toward the Pareto front of pass rate vs cost per task."
-COMMAND_MODULES = (doctor, evolve, results, tasks, harness, retro)
+COMMAND_MODULES = (doctor, evolve, results, tasks, harness, retro, model, calibrate)
 
 
 def parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:

@@ -18,6 +18,8 @@ from rich.console import Console
 from harnesspro.cli.handlers import Handler
 from harnesspro.core.config_base import ConfigError
 from harnesspro.execution.gateway.prices import lookup_price
+from harnesspro.execution.llama.gguf import QWEN_CODER_05B, installed_path
+from harnesspro.execution.llama.server import INSTALL_HINT, server_installed
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
 from harnesspro.sandbox.contract import SandboxUnavailable
@@ -113,6 +115,18 @@ def price_table() -> Check:
     return Check("price table", True, f"{PRICED_MODEL}: ${price.input:g}/M input tokens")
 
 
+def local_model() -> Check:
+    """The real local model and its server (optional: only `model.upstream: llama-cpp`)."""
+    name = "local model"
+    if installed_path(QWEN_CODER_05B) is None:
+        fix = f"harnesspro model install {QWEN_CODER_05B.name}"
+        return Check(name, False, f"{QWEN_CODER_05B.name} is not installed", fix, required=False)
+    if not server_installed():
+        return Check(name, False, "llama-cpp-python's server is missing", INSTALL_HINT, False)
+    where = installed_path(QWEN_CODER_05B)
+    return Check(name, True, f"{QWEN_CODER_05B.name} at {where}; llama.cpp server", required=False)
+
+
 CHECKS: tuple[Callable[[], Check], ...] = (
     bubblewrap,
     git_program,
@@ -121,6 +135,7 @@ CHECKS: tuple[Callable[[], Check], ...] = (
     verifier_tools,
     chromium,
     price_table,
+    local_model,
 )
 
 

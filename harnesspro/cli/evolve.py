@@ -18,8 +18,10 @@ from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.execution.scheduler import check_cluster
 from harnesspro.run.context import RunContext, choose_tasks
-from harnesspro.run.estimate import describe, estimate_run, past_cap
+from harnesspro.run.estimate import estimate_run
 from harnesspro.run.folder import RunFolder, default_run_dir
+from harnesspro.run.local_model import served
+from harnesspro.run.spend_guard import describe, past_cap, uncapped
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.cgroup import unenforced_limits
 from harnesspro.sandbox.local import LOCAL_WARNING
@@ -37,7 +39,9 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
         help="validate the config and print the run's estimated spend; run nothing",
     )
     evolve.add_argument(
-        "--yes", action="store_true", help="start even when the estimated spend is past a cap"
+        "--yes",
+        action="store_true",
+        help="start even when the estimated spend is past a cap, or a paid model has none",
     )
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
@@ -51,7 +55,7 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
     spend = estimate_run(config, chosen)
     for line in describe(spend, config):
         console.print(line, markup=False)
-    over = past_cap(spend, config)
+    over = uncapped(spend, config) or past_cap(spend, config)
     if args.dry_run:
         console.print(f"dry run: {args.config} is valid; nothing was run.", markup=False)
         if over:
@@ -73,7 +77,8 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
         console.print(line, markup=False)
     if ctx.ledger.meta("status") == "complete":
         console.print("this run is complete; nothing to do (reports below).")
-    run_evolution(ctx)
+    with served(ctx) as live:
+        run_evolution(live)
     return cmd_report_paths(run.root, console)
 
 
@@ -85,5 +90,6 @@ def cmd_eval(args: argparse.Namespace, console: Console) -> int:
         console.print(line, markup=False)
     if ctx.config.sandbox.backend == "bubblewrap":
         Bubblewrap()  # fail before any rollout when the sandbox cannot run
-    finish_run(ctx, args.attempts or ctx.config.evaluation.attempts)
+    with served(ctx) as live:
+        finish_run(live, args.attempts or ctx.config.evaluation.attempts)
     return 0

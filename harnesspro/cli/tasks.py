@@ -18,6 +18,7 @@ from harnesspro.cli.handlers import Handler
 from harnesspro.core.ledger import passing_tasks
 from harnesspro.core.ledger_schema import LedgerDamaged
 from harnesspro.core.records import Task
+from harnesspro.core.search_config import PACKAGED_SUITES
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.contract import SandboxUnavailable
 from harnesspro.tasks.checktask import validate_task
@@ -194,7 +195,7 @@ def _suite_tasks(suite: list[str], what: str) -> list[Task]:
 
 
 def _suite_root(name: str, what: str) -> Path:
-    if name != "builtin" and not Path(name).is_dir():
+    if name not in PACKAGED_SUITES and not Path(name).is_dir():
         raise TaskError(f"{name}: no such folder; pass `builtin` or a folder of tasks as {what}.")
     return suite_dir(name)
 

@@ -28,6 +28,7 @@ from harnesspro.core.execution_config import (
 )
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.search_config import (
+    PACKAGED_SUITES,
     CoresetConfig,
     EvolutionConfig,
     LibraryConfig,
@@ -155,7 +156,7 @@ def resolve_paths(data: dict[str, Any], base: Path) -> None:
 def _resolved(value: Any, base: Path) -> Any:
     if isinstance(value, list):
         return [_resolved(v, base) for v in value]
-    if isinstance(value, str) and value != "builtin" and not Path(value).is_absolute():
+    if isinstance(value, str) and value not in PACKAGED_SUITES and not Path(value).is_absolute():
         return os.path.normpath(base.resolve() / value)
     return value
 

@@ -17,8 +17,15 @@ from harnesspro.core.config_base import (
     MAX_REPEATS,
     Strict,
 )
+from harnesspro.core.knobs import load_knobs
 from harnesspro.core.retry import RetryPolicy
 from harnesspro.core.rollout_budget import RolloutBudget
+
+
+def rollout_timeout_s(timeout_s: float, task_timeouts: str, task_timeout_s: float) -> float:
+    """A rollout's time limit: `timeout_s`, lowered by the task's own unless `task_timeouts`
+    is `ignore`."""
+    return timeout_s if task_timeouts == "ignore" else min(timeout_s, task_timeout_s)
 
 
 class SandboxConfig(Strict):
@@ -26,8 +33,17 @@ class SandboxConfig(Strict):
     """Isolation of harness and test processes; `local` = none at all (warns loudly)."""
     timeout_s: float = Field(120.0, gt=0, le=DAY_S)
     """Wall-clock limit of one harness run; every process it started is killed after it."""
+    task_timeouts: Literal["lower", "ignore"] = "lower"
+    """`lower`: a task's own agent timeout (task.toml) can lower `timeout_s`; `ignore`:
+    `timeout_s` alone applies (a slow local model needs more than tasks written for hosted
+    models allow)."""
+
     memory_mb: int = Field(4096, ge=64, le=MAX_MEMORY_MB)
     """Address-space cap of each sandboxed process."""
+
+    def rollout_timeout_s(self, task_timeout_s: float) -> float:
+        """The time limit of a rollout on a task with this agent timeout."""
+        return rollout_timeout_s(self.timeout_s, self.task_timeouts, task_timeout_s)
 
 
 class GatewayConfig(Strict):
@@ -54,6 +70,9 @@ class BudgetConfig(Strict):
     the cap (overshoot: at most the rollouts in flight) and still writes its reports."""
     max_improver_dollars: float | None = Field(None, gt=0)
     """Dollars for analyzer/planner/editor/synthesizer calls (the search-cost account)."""
+    max_heldout_dollars: float | None = Field(None, gt=0)
+    """Dollars for the held-out evaluation's rollouts (outside the search's caps); it stops
+    scheduling at the cap (overshoot: at most the rollouts in flight) and reports what ran."""
 
 
 class RayConfig(Strict):
@@ -112,11 +131,14 @@ class ReportsConfig(Strict):
 class HarnessConfig(Strict):
     seed: Path | None = None
     """A harness directory (with harness.toml) to evolve instead of the bundled seed agent;
-    catalog edits apply where their files exist, the llm editor works on any harness."""
+    the screening and the surrogate search the knobs its harness.toml declares ([[knob]],
+    docs/harness-contract.md), the llm editor works on any harness."""
 
     @field_validator("seed")
     @classmethod
     def _seed_is_a_harness(cls, seed: Path | None) -> Path | None:
         if seed is not None and not (seed / "harness.toml").is_file():
             raise ValueError(f"{seed} has no harness.toml; give a harness directory")
+        if seed is not None:
+            load_knobs(seed)  # a bad [[knob]] table: KnobError names the file and the field
         return seed

@@ -151,6 +151,15 @@ class Ledger:
         ).fetchone()
         return float(row[0])
 
+    def heldout_dollars(self) -> float:
+        """Known target-model dollars of the held-out evaluation's rollouts (the test split),
+        discarded (re-run) attempts included."""
+        row = self.db.execute(
+            "SELECT (SELECT COALESCE(SUM(cost), 0) FROM rollouts WHERE split = 'test') + "
+            "(SELECT COALESCE(SUM(cost), 0) FROM discarded WHERE split = 'test')"
+        ).fetchone()
+        return float(row[0])
+
     def rollouts(self) -> pd.DataFrame:
         """Every rollout; `split` is NULL only for rollouts of ledgers from before splits.
 

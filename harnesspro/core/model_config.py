@@ -79,11 +79,29 @@ class LatencyConfig(Strict):
     """[low, high] output tokens per second."""
 
 
+class LlamaServerConfig(Strict):
+    """The llama.cpp server a run starts for `model.upstream: llama-cpp` (on a free loopback
+    port, for this run alone; its log is the run folder's `llama-server.log`)."""
+
+    threads: int = Field(2, ge=1, le=256)
+    """CPU threads the server computes with."""
+    context_tokens: int = Field(4096, ge=512, le=1_048_576)
+    """The server's context window (llama.cpp's n_ctx); also passed to the harness as
+    HARNESSPRO_CONTEXT_TOKENS unless `model.context_tokens` says otherwise."""
+    chat_format: str | None = None
+    """llama-cpp-python's chat format, e.g. `chatml-function-calling` (None = the chat
+    template inside the GGUF, which renders tools but returns the model's tool calls as text)."""
+    call_timeout_s: float = Field(900.0, gt=0, le=DAY_S)
+    """Seconds one model call may take; a call that times out is never sent again (the
+    server would queue the same work twice) and its rollout ends as an infrastructure fault."""
+
+
 class ModelConfig(Strict):
     name: str = "scripted"
     """Model name the harness asks for (HARNESSPRO_MODEL)."""
-    upstream: Literal["scripted", "openai"] = "scripted"
-    """Where the gateway sends calls: the offline scripted policy or an OpenAI-compatible API."""
+    upstream: Literal["scripted", "openai", "llama-cpp"] = "scripted"
+    """Where the gateway sends calls: the offline scripted policy, an OpenAI-compatible API, or
+    a llama.cpp server the run starts itself for `gguf`."""
     base_url: str | None = None
     """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
     api_key_env: str | None = None
@@ -94,6 +112,11 @@ class ModelConfig(Strict):
     """The model's context window in tokens, passed to the harness as
     HARNESSPRO_CONTEXT_TOKENS; the seed cuts its oldest tool results to fit it (None = unknown:
     not passed)."""
+    gguf: str | None = None
+    """upstream llama-cpp: the model file, as a name `harnesspro model install` knows
+    (`qwen2.5-coder-0.5b-instruct`) or a path to a .gguf."""
+    server: LlamaServerConfig | None = None
+    """upstream llama-cpp: how its server runs (None = the defaults)."""
     behaviour: BehaviourConfig = BehaviourConfig()
     """The scripted policy's behaviour profile (upstream: scripted only)."""
     latency: LatencyConfig | None = None
@@ -108,6 +131,27 @@ class ModelConfig(Strict):
         if self.latency is not None and self.upstream != "scripted":
             raise ValueError("latency simulates a provider for upstream 'scripted' only; remove it")
         return self
+
+    @model_validator(mode="after")
+    def _local_server_settings(self) -> ModelConfig:
+        local = self.upstream == "llama-cpp"
+        if not local and (self.gguf is not None or self.server is not None):
+            raise ValueError("gguf and server act on upstream 'llama-cpp' only; remove them")
+        if local and self.gguf is None:
+            raise ValueError(
+                "upstream 'llama-cpp' needs gguf: a model name (`harnesspro model install` "
+                "lists them) or a .gguf path"
+            )
+        if local and (self.base_url is not None or self.api_key_env is not None):
+            raise ValueError(
+                "upstream 'llama-cpp' starts its own server: remove base_url and api_key_env"
+            )
+        return self
+
+    @property
+    def local_server(self) -> LlamaServerConfig:
+        """The llama.cpp server's settings (upstream llama-cpp)."""
+        return self.server or LlamaServerConfig()
 
 
 class ImproverConfig(Strict):

@@ -13,6 +13,8 @@ from typing import Any
 UPSTREAMS = {
     # The openai SDK (~0.6 s to import) is loaded only by the processes that call a provider.
     "openai": "harnesspro.execution.gateway.openai_upstream:OpenAIUpstream",
+    # A llama.cpp server the run started on loopback (a timed-out call is not sent again).
+    "llama-cpp": "harnesspro.execution.llama.upstream:LlamaUpstream",
     # The offline stand-in for an improver model (a fake that ships, like the scripted policy).
     "scripted-improver": "harnesspro.improvers.roles.scripted:ScriptedImprover",
 }

@@ -23,6 +23,7 @@ class UpstreamError(Exception):
         retry_after: float | None = None,
         usage: dict[str, Any] | None = None,
         maybe_billed: bool = False,
+        final: bool = False,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -33,10 +34,16 @@ class UpstreamError(Exception):
         self.maybe_billed = maybe_billed
         """The upstream may have generated (and billed) tokens we cannot count: a reply cut
         off, unparseable, or timed out after the request was sent."""
+        self.final = final
+        """Never send this call again, whatever its status (a timed-out call to a local
+        server, which would queue the same work behind itself)."""
 
     @property
     def transient(self) -> bool:
-        """Worth retrying: no response or a malformed one (status 0), 408, 409, 429, 5xx."""
+        """Worth retrying: no response or a malformed one (status 0), 408, 409, 429, 5xx,
+        unless the call is final."""
+        if self.final:
+            return False
         return self.status == 0 or self.status in RETRYABLE_STATUS
 
 

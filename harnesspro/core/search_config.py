@@ -17,12 +17,16 @@ from harnesspro.core.config_base import (
 )
 from harnesspro.core.model_config import ImproverConfig
 
+PACKAGED_SUITES = ("builtin", "easy")
+"""Suites shipped as package data, named instead of given as folders: `builtin` (the tasks
+the scripted world knows) and `easy` (short tasks a small real model can move on)."""
+
 
 class TasksConfig(Strict):
     suite: str | list[str] = "builtin"
-    """`builtin`, a folder of task folders (Harbor or Terminal-Bench layout; a Terminal-Bench
-    checkout with its tasks under `tasks/` too), or a list of such folders. Relative paths
-    resolve against the config file's folder."""
+    """`builtin`, `easy`, a folder of task folders (Harbor or Terminal-Bench layout; a
+    Terminal-Bench checkout with its tasks under `tasks/` too), or a list of such folders.
+    Relative paths resolve against the config file's folder."""
     test_fraction: float = Field(0.25, ge=0.0, lt=1.0)
     """Share of the suite held out as the test split."""
     split_seed: int = 0

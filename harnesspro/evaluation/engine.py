@@ -49,6 +49,10 @@ class RolloutBook(Protocol):
         """Target-model dollars of the search's rollouts so far."""
         ...
 
+    def heldout_dollars(self) -> float:
+        """Target-model dollars of the held-out evaluation's rollouts so far."""
+        ...
+
     def mark_stopped(self, why: str) -> None:
         """Mark the run stopped, unless it is already (the first reason stays)."""
         ...
@@ -58,7 +62,13 @@ def rollout_key(settings: RolloutSettings, candidate: Candidate, task_id: str, a
     """Hash of everything that determines a rollout: finished keys are never rerun."""
     m = settings.model
     parts: tuple[object, ...] = (candidate.tree, task_id, attempt, m.name, m.upstream)
-    parts += (m.base_url, settings.timeout_s)
+    if m.upstream == "llama-cpp":  # the server's port changes from run to run; the model not
+        server = m.local_server
+        parts += (m.gguf, server.chat_format, server.context_tokens, settings.timeout_s)
+    else:
+        parts += (m.base_url, settings.timeout_s)
+    if settings.task_timeouts != "lower":  # keys of the default unchanged
+        parts += (settings.task_timeouts,)
     if m.upstream == "scripted" and m.behaviour.configured:  # default-profile keys unchanged
         parts += (settings.behaviour.digest(),)
     if settings.task_hashes is not None:  # a changed task is a new rollout (tasks/keys.py)
@@ -96,7 +106,7 @@ def rollout_inputs(
         script=task.script,
         model=settings.model,
         price=settings.price,
-        timeout_s=min(settings.timeout_s, meta.timeout_s),
+        timeout_s=settings.rollout_timeout_s(meta.timeout_s),
         # Fixed per task and attempt: candidates are compared on common random numbers.
         sampling_seed=f"{settings.sampling_seed}:{meta.id}:{attempt}",
         token=secrets.token_hex(16),
@@ -107,6 +117,7 @@ def rollout_inputs(
         grade=grade,
         behaviour=settings.behaviour,
         verdict_memo=settings.verdict_memo,
+        model_url=settings.model_url,
     )
 
 
@@ -204,6 +215,9 @@ def run_rollouts(
         return Evaluated(0, skipped)
     if run_batch(settings, batch, files, tasks, book):
         return Evaluated(len(todo), skipped)
+    if request.split == "test":
+        reason = f"budget.max_heldout_dollars ({settings.max_heldout_dollars}) reached"
+        return Evaluated(len(todo), skipped, (f"{reason}: no new held-out rollouts are run",))
     reason = f"budget.max_target_dollars ({settings.max_target_dollars}) reached"
     book.mark_stopped(f"{reason} in epoch {request.epoch} ({request.split} split)")
     return Evaluated(len(todo), skipped, (f"{reason}: no new rollouts are scheduled",))
@@ -247,7 +261,7 @@ def run_batch(
             Slots(settings.rollout_cpus, settings.ray.max_in_flight),
             settings.rollout_cpus,
             infra_retries=settings.infra_retries,
-            should_stop=dollar_cap_reached(settings, book) if split != "test" else lambda: False,
+            should_stop=dollar_cap_reached(settings, book, split),
             on_discard=lambda i, r, t: book.record_discarded(i, r, split, t),
         )
     if cache:
@@ -255,15 +269,19 @@ def run_batch(
     return finished
 
 
-def dollar_cap_reached(settings: RolloutSettings, book: RolloutBook) -> Callable[[], bool]:
-    """Whether the search's target-model dollars reached `budget.max_target_dollars`.
+def dollar_cap_reached(
+    settings: RolloutSettings, book: RolloutBook, split: str
+) -> Callable[[], bool]:
+    """Whether the search's target-model dollars reached `budget.max_target_dollars` (the
+    held-out evaluation's, on the test split: `budget.max_heldout_dollars`).
 
     Checked before each submission, from the book: rollouts already in flight still finish,
     so the overshoot is at most the cost of the rollouts in flight (the cluster's slots, or
     `ray.max_in_flight`).
     """
-    cap = settings.max_target_dollars
+    held = split == "test"
+    cap = settings.max_heldout_dollars if held else settings.max_target_dollars
     if cap is None:
         return lambda: False
-
-    return lambda: book.search_dollars() >= cap
+    spent = book.heldout_dollars if held else book.search_dollars
+    return lambda: spent() >= cap

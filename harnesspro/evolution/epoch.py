@@ -26,6 +26,7 @@ from harnesspro.evolution.improve import record_effects
 from harnesspro.evolution.score_step import score_pending
 from harnesspro.evolution.select_step import select_epoch
 from harnesspro.evolution.strategies import make_strategy
+from harnesspro.evolution.surface import empty_epoch_reason
 from harnesspro.evolution.unproven import screen_unproven
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.epoch import EpochData, write_epoch_reports
@@ -209,9 +210,22 @@ def epoch_candidates(ctx: RunContext, epoch: int, previous: Selected) -> list[Ca
     return children
 
 
+def stop_if_empty(ctx: RunContext, epoch: int, children: list[Candidate]) -> None:
+    """An epoch that made no new candidate stops the search, with the reason recorded and
+    printed (its plans' notes say what became of each)."""
+    if children or ctx.ledger.meta("stopped"):
+        return
+    plans = ctx.ledger.plans()
+    notes = [str(n or "") for e, n in zip(plans["epoch"], plans["note"], strict=True) if e == epoch]
+    reason = empty_epoch_reason(epoch, notes)
+    ctx.ledger.set_meta("stopped", reason)
+    ctx.console.print(f"  {reason}", markup=False)
+
+
 def run_epoch(ctx: RunContext, epoch: int, previous: Selected) -> Selected:
     ctx.console.rule(f"epoch {epoch}")
     children = epoch_candidates(ctx, epoch, previous)
+    stop_if_empty(ctx, epoch, children)
     ctx.run.mark_phase("rollouts")
     children, screened = screen_unproven(ctx, epoch, children, rollout_cap(ctx))
     note_stop(ctx, epoch, screened, "coreset")

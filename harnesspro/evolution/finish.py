@@ -27,6 +27,7 @@ def run_reports(ctx: RunContext) -> list[str]:
         ctx.ledger.search_calls(),
         ctx.config.budget.max_improver_dollars,
         ctx.ledger.discarded(),
+        ctx.config.budget.max_heldout_dollars,
     )
     budget.write_budget(spend, ctx.run.reports())
     write_search_costs(ctx.ledger, ctx.run.reports())

@@ -12,6 +12,8 @@ from harnesspro.evolution.epoch import epoch_zero, rollout_cap, run_epoch, stopp
 from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.refresh import refresh_coreset
 from harnesspro.evolution.select_step import recorded
+from harnesspro.evolution.strategies.state import seed_space
+from harnesspro.evolution.surface import surface_line
 from harnesspro.run.context import RunContext
 
 
@@ -34,10 +36,19 @@ def check_start(ctx: RunContext) -> None:
         )
 
 
+def announce_surface(ctx: RunContext) -> None:
+    """One line at the start when the seed declares no knobs: only written changes apply."""
+    name = ctx.config.harness.seed.name if ctx.config.harness.seed else "seed"
+    line = surface_line(name, len(seed_space(ctx)), ctx.config.evolution.improver)
+    if line:
+        ctx.console.print(line, markup=False)
+
+
 def run_evolution(ctx: RunContext) -> Selected:
     """Run every epoch not finished yet, then the held-out evaluation and the reports; the run
     is marked complete after them. A finished search does no new search rollouts."""
     check_start(ctx)
+    announce_surface(ctx)
     finished = set(ctx.ledger.finished_epochs()["epoch"])
     if 0 in finished:
         selected = recorded(ctx, 0)

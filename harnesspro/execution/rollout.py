@@ -77,6 +77,8 @@ class RolloutInputs:
     behaviour: BehaviourProfile = DEFAULT_PROFILE  # trusted side: the gateway's only
     verdict_memo: Path | None = None
     """The fast mode's memo of official verdicts (execution/verdict_memo.py), or None."""
+    model_url: str | None = None
+    """The base URL of the llama.cpp server the run started (upstream llama-cpp)."""
 
 
 def write_tree(root: Path, files: Mapping[str, bytes]) -> Path:
@@ -129,10 +131,24 @@ def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Up
         script = script or inputs.script
         scripts = [script] if script else []
         return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
+    if inputs.model.upstream == "llama-cpp":
+        if inputs.model_url is None:
+            raise ValueError("upstream llama-cpp: the caller started no server (model_url)")
+        timeout_s = min(inputs.model.local_server.call_timeout_s, inputs.timeout_s)
+        local: Upstream = upstream_class("llama-cpp")(inputs.model_url, timeout_s=timeout_s)
+        return local
     key = os.environ.get(inputs.model.api_key_env or "", "")
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
     upstream: Upstream = upstream_class("openai")(inputs.model.base_url, key, timeout_s=attempt_s)
     return upstream
+
+
+def context_window(model: ModelConfig) -> int | None:
+    """The model's context window in tokens, when known: the config's, else the local
+    server's."""
+    if model.context_tokens or model.upstream != "llama-cpp":
+        return model.context_tokens
+    return model.local_server.context_tokens
 
 
 def _harness_mounts(
@@ -174,8 +190,9 @@ def _run_harness(
         "PYTHONPATH": python_path,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
-    if inputs.model.context_tokens:  # the window the harness's prompts must fit
-        env["HARNESSPRO_CONTEXT_TOKENS"] = str(inputs.model.context_tokens)
+    window = context_window(inputs.model)
+    if window:  # the window the harness's prompts must fit
+        env["HARNESSPRO_CONTEXT_TOKENS"] = str(window)
     port = GATEWAY_PORT if sandbox.visible_path(mounts, "/harness") == "/harness" else 0
     # -S: the forwarder is standard library only, and skipping site saves most of its start-up
     forward = [sys.executable, "-S", at(mounts, "/harnesspro/forwarder.py")]

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harnesspro.core.execution_config import RayConfig
+from harnesspro.core.execution_config import RayConfig, rollout_timeout_s
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.retry import RetryPolicy
 from harnesspro.core.rollout_budget import RolloutBudget
@@ -26,7 +26,10 @@ class RolloutSettings:
     """The config's `sampling_seed`, else its `seed`; with the task and the attempt, each
     rollout's sampling seed."""
     timeout_s: float
-    """`sandbox.timeout_s`; a task's own limit can only lower it."""
+    """`sandbox.timeout_s`."""
+    task_timeouts: str
+    """`sandbox.task_timeouts`: `lower` (a task's own limit can lower `timeout_s`) or
+    `ignore`."""
     sandbox: str
     memory_mb: int
     budget: RolloutBudget
@@ -47,3 +50,11 @@ class RolloutSettings:
     """CPUs one rollout requests from Ray."""
     max_target_dollars: float | None
     """The run's dollar cap on search rollouts (`budget.max_target_dollars`)."""
+    max_heldout_dollars: float | None = None
+    """The dollar cap on the held-out evaluation's rollouts (`budget.max_heldout_dollars`)."""
+    model_url: str | None = None
+    """The base URL of the llama.cpp server the run started (upstream llama-cpp)."""
+
+    def rollout_timeout_s(self, task_timeout_s: float) -> float:
+        """The time limit of a rollout on a task with this agent timeout."""
+        return rollout_timeout_s(self.timeout_s, self.task_timeouts, task_timeout_s)

@@ -1,8 +1,10 @@
 """Run the shipped adversarial harnesses against tasks: a verifier they fool is broken.
 
-Both solve nothing. `adversarial` plants stdlib shadows, pytest hooks, interpreter hooks, fake
-executables and a /tests thief in the workspace; `linker` plants payloads that swap the reward
-files for links into the host, and attacks /logs. Built-in tasks are attacked through the real
+All three solve nothing. `adversarial` plants stdlib shadows, pytest hooks, interpreter hooks,
+fake executables and a /tests thief in the workspace; `linker` plants payloads that swap the
+reward files for links into the host, and attacks /logs; `probe` attacks the verifier's pytest
+process through the modules its tests import (an exit with status 0 at import, rewritten
+outcomes, planted configuration). Built-in tasks are attacked through the real
 rollout path; external Harbor tasks through the task runtime that `tasks validate` uses
 (layout + official verifier).
 """
@@ -26,6 +28,9 @@ from harnesspro.tasks.verify import run_verifier
 
 ADVERSARY = Path(__file__).resolve().parent / "bundled" / "adversarial"
 LINKER = Path(__file__).resolve().parent / "bundled" / "linker"
+PROBE = Path(__file__).resolve().parent / "bundled" / "probe"
+IDLE = Path(__file__).resolve().parent / "bundled" / "idle"
+"""Does nothing: the floor every verifier must fail, beside the attacks."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from harnesspro.core import yamlio
+from harnesspro.core.knobs import KnobError, load_knobs
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.records import RolloutResult, RolloutSpec
 from harnesspro.execution.fakes.task_script import script_for
@@ -23,7 +24,8 @@ SMOKE_PRICE = Price(input=0.0, output=0.0)
 
 
 def static_problem(candidate: Path, seed: Path | None) -> str:
-    """'' when the manifest, immutable paths, config and code are fine, else the reason."""
+    """'' when the manifest (its [[knob]] tables included), immutable paths, config and code
+    are fine, else the reason."""
     manifest = candidate / "harness.toml"
     if not manifest.is_file():
         return "harness.toml is missing"
@@ -37,6 +39,10 @@ def static_problem(candidate: Path, seed: Path | None) -> str:
     problem = requirements_problem(spec.get("requirements", []))
     if problem:
         return problem
+    try:
+        load_knobs(candidate)
+    except KnobError as exc:
+        return str(exc).replace(f"{candidate}/", "")
     for rel in immutable if seed is not None else []:
         mine, theirs = candidate / rel, seed / rel
         if not mine.is_file() or mine.read_bytes() != theirs.read_bytes():

@@ -44,6 +44,8 @@ class BudgetReport:
     stopped: str | None
     """Why the search stopped before its last epoch, or None when it ran them all."""
     epochs: tuple[EpochSpend, ...] = field(default=())
+    final_cap: float | None = None
+    """`budget.max_heldout_dollars` (None = uncapped)."""
 
 
 def budget_report(
@@ -54,6 +56,7 @@ def budget_report(
     search_calls: pd.DataFrame | None = None,
     max_improver_dollars: float | None = None,
     discarded: pd.DataFrame | None = None,
+    max_heldout_dollars: float | None = None,
 ) -> BudgetReport:
     """Spend from the ledger's rollouts and improver calls; every recorded rollout counts,
     infra faults too, and so do the `discarded` attempts (infrastructure errors run again)."""
@@ -74,6 +77,7 @@ def budget_report(
         final_dollars=_dollars(final_costs),
         stopped=stopped,
         epochs=per_epoch(search, calls),
+        final_cap=max_heldout_dollars,
     )
 
 
@@ -129,9 +133,10 @@ def describe(report: BudgetReport) -> list[str]:
         f"{'no cap' if s.cap is None else amount(s.name, s.cap)}"
         for s in report.search
     ]
+    cap = "no cap" if report.final_cap is None else amount("dollars", report.final_cap)
     lines.append(
         f"held-out evaluation (outside the search caps): {report.final_rollouts:,} rollouts, "
-        f"{amount('dollars', report.final_dollars)}"
+        f"{amount('dollars', report.final_dollars)} of {cap} (budget.max_heldout_dollars)"
     )
     if report.stopped:
         lines.append(f"search stopped early: {report.stopped}")

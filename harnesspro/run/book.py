@@ -27,6 +27,7 @@ def rollout_settings(ctx: RunContext) -> RolloutSettings:
         price=ctx.price,
         sampling_seed=config.seed if config.sampling_seed is None else config.sampling_seed,
         timeout_s=config.sandbox.timeout_s,
+        task_timeouts=config.sandbox.task_timeouts,
         sandbox=config.sandbox.backend,
         memory_mb=config.sandbox.memory_mb,
         budget=config.gateway.rollout_budget,
@@ -40,6 +41,8 @@ def rollout_settings(ctx: RunContext) -> RolloutSettings:
         ray=config.ray,
         rollout_cpus=rollout_cpus(config),
         max_target_dollars=config.budget.max_target_dollars,
+        max_heldout_dollars=config.budget.max_heldout_dollars,
+        model_url=ctx.model_url,
     )
 
 
@@ -75,6 +78,9 @@ class LedgerBook:
 
     def search_dollars(self) -> float:
         return self.ledger.search_dollars()
+
+    def heldout_dollars(self) -> float:
+        return self.ledger.heldout_dollars()
 
     def mark_stopped(self, why: str) -> None:
         if not self.ledger.meta("stopped"):

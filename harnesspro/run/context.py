@@ -188,6 +188,8 @@ class RunContext:
     """One line per task of the suite this machine cannot run or grade (left out)."""
     progress: Progress = SILENT
     """Where rollout batches report progress (the CLI shows a bar; nothing else prints)."""
+    model_url: str | None = None
+    """The base URL of the llama.cpp server this run started (`run/local_model.py`)."""
 
     @classmethod
     def open(

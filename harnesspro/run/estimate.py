@@ -1,11 +1,12 @@
 """What a whole run will spend, estimated before epoch 0 from the config's sizes and the price
-table: the target account (the harness's rollouts) and the search account (improver and
-synthesizer calls), each against its cap (`budget.max_target_dollars`,
-`budget.max_improver_dollars`).
+table: the target account (the search's rollouts), the held-out evaluation's rollouts and the
+search account (improver and synthesizer calls), each against its cap
+(`budget.max_target_dollars`, `budget.max_heldout_dollars`, `budget.max_improver_dollars`).
+A run on a paid upstream refuses to start without the target and improver caps (`uncapped`).
 
-Rollouts are counted from the sizes, as the loop schedules them (an upper bound: epoch 1
-improves the seed, every later epoch `max_survivors` parents, and every parent's three plans
-become candidates). Tokens are a documented model, not a
+Rollouts are counted from the sizes, as the loop schedules them and as the configured
+strategy proposes candidates (an upper bound: epoch 1 improves the seed, every later epoch
+`max_survivors` parents; see `children`). Tokens are a documented model, not a
 measurement: a rollout's call i (from 0) sends `PROMPT_TOKENS + i * TURN_TOKENS` input tokens
 and gets `OUTPUT_TOKENS` back, all input billed uncached; it makes `TYPICAL_CALLS` calls
 (expected) and at most its call cap (`gateway.rollout_budget.max_calls`, else the seed's
@@ -16,13 +17,14 @@ token sizes of `ROLE_CALLS`; the expected count is one call per step, the bound 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from harnesspro.core.config import RunConfig
+from harnesspro.core.knobs import KnobError
 from harnesspro.core.model_config import Price
-from harnesspro.core.money import dollars
 from harnesspro.core.search_config import ANALYZED_EVERY_EPOCH, GAIN_CHOSEN
-from harnesspro.harness.mechanisms.edits import CONFIG_FILE
 from harnesspro.improvers.account import improver_price
+from harnesspro.improvers.planner.space import space_of
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
 
 PROMPT_TOKENS = 1_500
@@ -38,6 +40,12 @@ MAX_STEPS = 50
 """The bundled seed's `max_steps`: its calls when no call cap is set."""
 DIRECTIVES = 3
 """Plans per parent per epoch: cost-first, balanced, performance-first."""
+SCREEN_ROWS = 9
+"""The default strategy's screening design in epoch 1, at most (strategies/expected_gain.py)."""
+GAIN_PICKS = 9
+"""Its picks a later epoch without a rollout cap: three rounds of three regions."""
+POP_SIZE = 9
+"""NSGA-II's population (strategies/nsga2.py)."""
 EDIT_ATTEMPTS = 2
 """Editing attempts per plan: the first and one retry with the validator's message."""
 TYPICAL_EDIT_STEPS = 6
@@ -67,10 +75,14 @@ class Estimate:
     search_rollouts: int
     heldout_rollouts: int
     target_dollars: float | None
+    """The search's rollouts (`budget.max_target_dollars`)."""
     target_dollars_max: float | None
     improver_calls: int
     improver_dollars: float | None
     improver_dollars_max: float | None
+    heldout_dollars: float | None = None
+    """The held-out evaluation's rollouts (`budget.max_heldout_dollars`)."""
+    heldout_dollars_max: float | None = None
 
 
 def _call_cost(price: Price, tokens_in: int, tokens_out: int) -> float:
@@ -97,12 +109,40 @@ def parent_steps(config: RunConfig) -> int:
     return 0 if evo.epochs == 0 else 1 + (evo.epochs - 1) * evo.max_survivors
 
 
+def children(config: RunConfig, epoch: int) -> int:
+    """Candidates the configured strategy proposes in `epoch` at most (the composer's merge
+    of each parent aside): the method screens SCREEN_ROWS rows first, then edits
+    GAIN_PICKS (uncapped) or DIRECTIVES picks an epoch; NSGA-II starts with POP_SIZE - 1
+    random genomes beside the seed, then breeds POP_SIZE; `balance` makes one plan per
+    parent, every other strategy three."""
+    evo = config.evolution
+    parents = 1 if epoch == 1 else evo.max_survivors
+    capped = config.evaluation.max_rollouts is not None
+    if evo.strategy in GAIN_CHOSEN:
+        if epoch == 1 and screens(config):
+            return SCREEN_ROWS
+        picks = DIRECTIVES if capped else GAIN_PICKS
+        planned_only = evo.improver == "llm" and evo.strategy not in ANALYZED_EVERY_EPOCH
+        return min(parents * DIRECTIVES, picks) if planned_only else picks
+    if evo.strategy == "nsga2":
+        return POP_SIZE - 1 if epoch == 1 else POP_SIZE
+    return parents * (1 if evo.strategy == "balance" else DIRECTIVES)
+
+
+def screens(config: RunConfig) -> bool:
+    """The default strategy screens in epoch 1 on a seed with something to screen: the
+    bundled seed, or a harness whose declared knobs give genes."""
+    seed = config.harness.seed
+    return seed is None or declares_genes(seed)
+
+
 def search_rollouts(config: RunConfig, sizes: SplitSizes) -> int:
     """Coreset and validation rollouts of the whole search, within `evaluation.max_rollouts`."""
     evo, ev = config.evolution, config.evaluation
-    g, parents = evo.rollouts_per_task, parent_steps(config)
-    children = parents * (DIRECTIVES + (1 if evo.composer else 0))  # a merge per parent
-    coreset = sizes.coreset * g * (1 + children)
+    g = evo.rollouts_per_task
+    made = sum(children(config, epoch) for epoch in range(1, evo.epochs + 1))
+    merges = parent_steps(config) if evo.composer else 0  # a merge per parent
+    coreset = sizes.coreset * g * (1 + made + merges)
     tasks = min(ev.validation_tasks or sizes.validation, sizes.validation)
     per_candidate = tasks * (g if ev.validation_rollouts is None else ev.validation_rollouts)
     validation = per_candidate * (1 + evo.epochs * evo.max_survivors)  # a new pick once
@@ -139,17 +179,25 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
 
 def llm_steps(config: RunConfig) -> tuple[int, int]:
     """With improver 'llm': the parents the planner plans for and the plans edited at most.
-    The default strategy screens in epoch 1 without the planner (on a seed the catalog's edits
-    apply to), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
+    The default strategy screens in epoch 1 without the planner (on a seed that declares
+    knobs), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
     cap, else 9 (strategies/llm_gain.py)."""
     parents, evo = parent_steps(config), config.evolution
     if evo.strategy not in GAIN_CHOSEN:
         return parents, parents * DIRECTIVES
-    seed = config.harness.seed
-    screened = 1 if evo.epochs and (seed is None or (seed / CONFIG_FILE).is_file()) else 0
-    picks = 9 if config.evaluation.max_rollouts is None else 3
+    screened = 1 if evo.epochs and screens(config) else 0
+    picks = GAIN_PICKS if config.evaluation.max_rollouts is None else DIRECTIVES
     planning = parents - screened  # epoch 1 improves the seed alone
     return planning, min(planning * DIRECTIVES, (evo.epochs - screened) * picks)
+
+
+def declares_genes(seed: Path) -> bool:
+    """Whether the harness at `seed` has anything to screen (a manifest that cannot be read
+    has nothing: the run itself refuses it with the reason)."""
+    try:
+        return len(space_of(seed.resolve())) > 0
+    except KnobError:
+        return False
 
 
 def improver_dollars(calls: dict[str, int], price: Price | None) -> float | None:
@@ -170,11 +218,13 @@ def estimate(
     return Estimate(
         searched,
         held,
-        None if each is None else each * (searched + held),
-        None if most is None else most * (searched + held),
+        None if each is None else each * searched,
+        None if most is None else most * searched,
         sum(typical.values()),
         improver_dollars(typical, improver),
         improver_dollars(bound, improver),
+        None if each is None else each * held,
+        None if most is None else most * held,
     )
 
 
@@ -186,53 +236,3 @@ def estimate_run(config: RunConfig, chosen: TaskChoice | None = None) -> Estimat
     sizes = SplitSizes(len(splits.coreset), len(splits.validation), len(splits.test))
     llm = "llm" in (config.evolution.improver, config.evolution.synthesizer)
     return estimate(config, sizes, model_price(config), improver_price(config) if llm else None)
-
-
-def _about(value: float | None, most: float | None) -> str:
-    if value is None:
-        return "unknown (the model has no price)"
-    return f"~{dollars(value, 2)} (up to {dollars(most, 2)})"
-
-
-def describe(est: Estimate, config: RunConfig) -> list[str]:
-    """The estimate as console lines, with each account's cap."""
-    budget = config.budget
-    target_cap = dollars(budget.max_target_dollars, 2) if budget.max_target_dollars else "none"
-    search_cap = dollars(budget.max_improver_dollars, 2) if budget.max_improver_dollars else "none"
-    search = (
-        f"~{est.improver_calls} improver and synthesizer calls, "
-        f"{_about(est.improver_dollars, est.improver_dollars_max)}"
-        if est.improver_calls
-        else "no model calls (the improver and the synthesizer run offline)"
-    )
-    return [
-        f"estimated spend for the whole run (model: {config.model.name}; improver: "
-        f"{config.evolution.improver_model.name}):",
-        f"  target: {est.search_rollouts} search + {est.heldout_rollouts} held-out rollouts, "
-        f"{_about(est.target_dollars, est.target_dollars_max)}; cap {target_cap}",
-        f"  search: {search}; cap {search_cap}",
-    ]
-
-
-def past_cap(est: Estimate, config: RunConfig) -> str:
-    """'' when the expected spend fits both caps, else one sentence saying which does not."""
-    budget = config.budget
-    over = []
-    target = budget.max_target_dollars
-    if target is not None and (est.target_dollars or 0) > target:
-        over.append(
-            f"target ~{dollars(est.target_dollars, 2)} > budget.max_target_dollars "
-            f"{dollars(target, 2)}"
-        )
-    cap = budget.max_improver_dollars
-    if cap is not None and (est.improver_dollars or 0) > cap:
-        over.append(
-            f"search ~{dollars(est.improver_dollars, 2)} > budget.max_improver_dollars "
-            f"{dollars(cap, 2)}"
-        )
-    if not over:
-        return ""
-    return (
-        f"the run's estimated spend is past its cap ({'; '.join(over)}), so it would stop "
-        "early; lower the sizes, raise the cap, or pass --yes to start anyway."
-    )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.core.ledger_rows import plan_of
+from harnesspro.core.search_config import PACKAGED_SUITES
 from harnesspro.harness.mechanisms.catalog import members
 from harnesspro.improvers.library import Library, LibraryLesson, default_path
 from harnesspro.run.context import RunContext
@@ -24,7 +25,7 @@ def family(ctx: RunContext) -> str:
     """The task family lessons are filed under: the config's, else the suite's name."""
     suites = ctx.config.tasks.suite
     listed = suites if isinstance(suites, list) else [suites]
-    names = [s if s == "builtin" else Path(s).name for s in listed]
+    names = [s if s in PACKAGED_SUITES else Path(s).name for s in listed]
     return ctx.config.library.family or "+".join(names)
 
 

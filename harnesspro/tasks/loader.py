@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from harnesspro.core.records import Task
+from harnesspro.core.search_config import PACKAGED_SUITES
 from harnesspro.core.yamlio import YamlTooLarge, load_bounded
 from harnesspro.tasks.dockerfile import declared_workdir
 from harnesspro.tasks.taskmeta import HarborMeta, TerminalBenchMeta, describe
@@ -42,9 +43,9 @@ class TaskFiles:
     verifier_timeout_s: float
 
 
-def builtin_suite_dir() -> Path:
-    """The folder of the built-in suite shipped as package data."""
-    return Path(str(resources.files("harnesspro.tasks") / "builtin"))
+def builtin_suite_dir(name: str = "builtin") -> Path:
+    """The folder of a suite shipped as package data (`builtin` or `easy`)."""
+    return Path(str(resources.files("harnesspro.tasks") / name))
 
 
 def layout_of(folder: Path) -> TaskLayout:
@@ -199,7 +200,7 @@ Suite = str | Sequence[str]
 def suite_dir(suite: str) -> Path:
     """The folder of a suite named `builtin` or given as a path. A Terminal-Bench repository
     checkout (its tasks under `tasks/`) counts as the folder of its tasks."""
-    root = builtin_suite_dir() if suite == "builtin" else Path(suite)
+    root = builtin_suite_dir(suite) if suite in PACKAGED_SUITES else Path(suite)
     if not root.is_dir():
         raise TaskError(f"{root}: task suite folder not found; fix `tasks.suite`.")
     nested = root / "tasks"

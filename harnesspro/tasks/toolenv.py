@@ -19,6 +19,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ from pathlib import Path
 from harnesspro.sandbox.contract import Mount
 from harnesspro.sandbox.paths import sandbox_path
 from harnesspro.tasks.bytecode import compile_shared
+from harnesspro.tasks.pytest_grader import PLUGIN_FILE
 from harnesspro.tasks.run_commands import canonical_name
 
 PIP_TIMEOUT_S = 1800.0
@@ -89,10 +91,17 @@ def normalise(requirements: Sequence[str]) -> tuple[str, ...]:
 
 
 def env_key(requirements: Sequence[str]) -> str:
-    """Cache key: the requirement set plus the interpreter the venv is built from."""
+    """Cache key: the requirement set plus the interpreter the venv is built from (and the
+    grader's plugin, in an environment with pytest)."""
     python = f"{platform.python_implementation()}-{sys.version_info[0]}.{sys.version_info[1]}"
     text = "\n".join([ENV_FORMAT, python, platform.machine(), *normalise(requirements)])
+    if _has_pytest(requirements):
+        text += "\n" + hashlib.sha256(PLUGIN_FILE.read_bytes()).hexdigest()
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _has_pytest(requirements: Sequence[str]) -> bool:
+    return any(canonical_name(r) == "pytest" for r in requirements)
 
 
 def ensure_toolenv(requirements: Sequence[str], cache: Path | None = None) -> ToolEnv:
@@ -122,6 +131,9 @@ def _build(reqs: tuple[str, ...], final: Path) -> None:
             # The host's pip installs into the new venv: no pip copy inside every environment.
             pip = [sys.executable, "-m", "pip", "--python", str(tmp / "bin" / "python")]
             _check([*pip, "install", "--quiet", "--no-compile", *reqs], reqs)
+            if _has_pytest(reqs):  # importable whatever PYTHONPATH a test script sets
+                site = sysconfig.get_path("purelib", "venv", vars={"base": str(tmp)})
+                shutil.copy(PLUGIN_FILE, Path(site) / PLUGIN_FILE.name)
             compile_shared(tmp, final.parent.parent / "bytecode")
         _relocate(tmp, final)
         try:

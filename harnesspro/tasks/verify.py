@@ -12,15 +12,26 @@ from pathlib import Path
 
 from harnesspro.core.records import Task
 from harnesspro.sandbox.bubblewrap import SYSTEM_DIRS
-from harnesspro.sandbox.contract import Mount, Sandbox, mounted_source
+from harnesspro.sandbox.contract import Mount, Sandbox, SandboxResult, mounted_source
 from harnesspro.sandbox.paths import python_dirs
 from harnesspro.sandbox.untrusted import remove_tree
+from harnesspro.tasks.baseline import clean_baseline
 from harnesspro.tasks.buildsteps import ensure_build
 from harnesspro.tasks.dockerfile import load_environment
 from harnesspro.tasks.environment import Copy, Environment, NeedsContainer
+from harnesspro.tasks.hookfiles import hide_hooks, restore_hooks
 from harnesspro.tasks.layout import Layout, lay_out
 from harnesspro.tasks.loader import TaskFiles, task_files
 from harnesspro.tasks.ospackages import ensure_layer
+from harnesspro.tasks.pytest_grader import (
+    Baseline,
+    PytestRun,
+    calls_pytest,
+    grader_mounts,
+    judge,
+    read_reports,
+    with_grader,
+)
 from harnesspro.tasks.reward import read_rewards, reward_of
 from harnesspro.tasks.run_commands import canonical_name
 from harnesspro.tasks.testscript import called_commands
@@ -32,6 +43,10 @@ RUNNER_FAULTS = re.compile(
     r"command not found|No module named|ModuleNotFoundError|Read-only file system|^bwrap: ",
     re.MULTILINE,
 )
+KEPT_PYTHON = frozenset(
+    {"PYTHONPATH", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "PYTHONUTF8"}
+)
+"""The task's PYTHON* variables the verifier keeps (PYTHONPATH without the agent's folders)."""
 PYTEST = "pytest==8.4.1"
 """The pytest a verifier gets when its task's Dockerfile installs none (Harbor's images come
 with one); pinned, so every machine grades with the same version."""
@@ -89,6 +104,14 @@ def prepare(task: Task, environment: Environment, dest: Path, cache: Path | None
     return lay_out(task, environment, dest, tools, packages, built, checker)
 
 
+def test_scripts(files: TaskFiles) -> list[str]:
+    """The test script's text and those of the other shell scripts among the tests."""
+    others = [*files.tests.glob("*.sh"), *files.extra_tests] if files.tests.is_dir() else []
+    named = Path(files.test_script).name
+    texts = [p.read_text(errors="replace") for p in others if p.suffix == ".sh" and p.name != named]
+    return [test_script_text(files), *texts]
+
+
 def test_script_text(files: TaskFiles) -> str:
     """The text of the script the verifier runs ('' when the task has none)."""
     name = Path(files.test_script).name
@@ -101,8 +124,7 @@ def test_script_text(files: TaskFiles) -> str:
 def verifier_requirements(task: Task, environment: Environment) -> tuple[str, ...]:
     """The task's pip requirements, plus the pinned pytest when its tests call pytest and its
     Dockerfile installs none."""
-    text = test_script_text(task_files(task))
-    calls = "pytest" in called_commands(text) or re.search(r"-m\s+pytest\b", text)
+    calls = calls_pytest(test_scripts(task_files(task)))
     has = any(canonical_name(r) == "pytest" for r in environment.requirements)
     return (*environment.requirements, PYTEST) if calls and not has else environment.requirements
 
@@ -140,25 +162,76 @@ def _host_folder(folder: str, mounts: list[Mount]) -> Path | None:
     return None
 
 
-def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult:
-    """Run the official tests against the layout's current working state. /logs/verifier is
-    a folder made fresh for this run, where the agent never could write."""
+@dataclass(frozen=True)
+class ScriptRun:
+    """What one run of the test script left: its process, reward files and pytest reports."""
+
+    result: SandboxResult
+    rewards: dict[str, str]
+    planted: str
+    reports: list[PytestRun | None]
+
+
+def run_script(
+    task: Task, layout: Layout, sandbox: Sandbox, grader: bool, collect_only: bool = False
+) -> ScriptRun:
+    """Run the test script once in a fresh /logs/verifier; with `grader`, every pytest it
+    starts loads the grader's plugin, which reports into a folder of its own."""
     files = task_files(task)
     logs = Path(tempfile.mkdtemp(prefix="verifier-", dir=layout.logs))
+    reports = Path(tempfile.mkdtemp(prefix="reports-", dir=layout.logs))
     try:
-        mounts = layout.mounts(verifier=True, extra=[Mount(logs, "/logs/verifier", True)])
+        extra = [Mount(logs, "/logs/verifier", True), *(grader_mounts(reports) if grader else [])]
+        mounts = layout.mounts(verifier=True, extra=extra)
+        env = verifier_env(layout.verifier_environment(), mounts)
         result = sandbox.run(
             ["bash", files.test_script],
             mounts,
-            verifier_env(layout.verifier_environment(), mounts),
+            with_grader(env, collect_only) if grader else env,
             layout.workdir,
             files.verifier_timeout_s,
         )
         layout.tidy()
         rewards, planted = read_rewards(logs)
+        runs = read_reports(reports) if grader else []
     finally:
         remove_tree(logs)
-    reward, source = reward_of(rewards, planted)
+        remove_tree(reports)
+    return ScriptRun(result, rewards, planted, runs)
+
+
+def task_baseline(task: Task, sandbox: Sandbox, grader: bool) -> Baseline:
+    """The task's clean-workspace baseline (its collected tests only when `grader`)."""
+    environment = environment_of(task)
+    if isinstance(environment, NeedsContainer):
+        return Baseline(0)
+
+    def collect(fresh: Layout) -> list[PytestRun | None]:
+        return run_script(task, fresh, sandbox, True, collect_only=True).reports if grader else []
+
+    return clean_baseline(task, lambda dest: prepare(task, environment, dest), collect)
+
+
+def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult:
+    """Run the official tests against the layout's current working state, with the agent's
+    hook files moved aside. /logs/verifier is a folder made fresh for this run, where the
+    agent never could write. A test script that runs pytest passes only with the grader's
+    report of a complete pass (`pytest_grader.judge`)."""
+    files = task_files(task)
+    grader = calls_pytest(test_scripts(files))
+    baseline = task_baseline(task, sandbox, grader)
+    agent = [m for m in layout.mounts() if m.writable]
+    aside = Path(tempfile.mkdtemp(prefix="hooks-", dir=layout.logs))
+    try:
+        hidden, stuck = hide_hooks(agent, baseline.kept, aside)
+        try:
+            run = run_script(task, layout, sandbox, grader)
+        finally:
+            restore_hooks(hidden)
+    finally:
+        remove_tree(aside)
+    result = run.result
+    reward, source = reward_of(run.rewards, run.planted)
     if killed(result.exit_code):
         # The tests' own process was killed (by a program under test, say): a reward file
         # written before that proves nothing.
@@ -166,6 +239,11 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
     if files.layout == "terminal-bench" and not result.timed_out:
         # Terminal-Bench verifiers report by exit code, not by a reward file.
         reward, source = (1.0 if result.exit_code == 0 else 0.0), f"exit code {result.exit_code}"
+    why = judge(run.reports, baseline, tuple(m.target for m in agent)) if grader else ""
+    if stuck:
+        why = f"the grader could not move {stuck[0]} aside"
+    if why and (reward is None or reward > 0.0):
+        reward, source = 0.0, f"the grader: {why} (the script said {_said(reward, source)})"
     if result.timed_out:
         reason = f"verifier timed out after {files.verifier_timeout_s:.0f} s"
     elif reward is None:
@@ -174,7 +252,11 @@ def run_verifier(task: Task, layout: Layout, sandbox: Sandbox) -> VerifierResult
     else:
         reason = f"reward {reward:g} from {source}"
     output = (result.stdout + result.stderr)[-OUTPUT_TAIL:]
-    return VerifierResult(reward, result.exit_code, result.timed_out, reason, output, rewards)
+    return VerifierResult(reward, result.exit_code, result.timed_out, reason, output, run.rewards)
+
+
+def _said(reward: float | None, source: str) -> str:
+    return f"reward {reward:g} from {source}" if reward is not None else source
 
 
 def killed(exit_code: int | None) -> bool:
@@ -184,7 +266,9 @@ def killed(exit_code: int | None) -> bool:
 
 def verifier_env(env: dict[str, str], mounts: list[Mount]) -> dict[str, str]:
     """The task's environment minus every agent-writable folder on PATH or PYTHONPATH, and
-    without user site folders, so nothing the agent wrote is run in place of a tool."""
+    without user site folders, so nothing the agent wrote is run in place of a tool. The
+    interpreter's other PYTHON* variables are the grader's: only harmless ones stay."""
+    env = {k: v for k, v in env.items() if not k.startswith("PYTHON") or k in KEPT_PYTHON}
     writable = [m.target.rstrip("/") + "/" for m in mounts if m.writable]
 
     def trusted(folder: str) -> bool:

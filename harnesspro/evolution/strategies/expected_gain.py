@@ -21,43 +21,57 @@ from harnesspro.evolution.improve import improve
 from harnesspro.evolution.strategies import Plain, llm_gain
 from harnesspro.evolution.strategies.nsga2 import journaled_children
 from harnesspro.evolution.strategies.proposals import forecast_of, plan_of, propose
-from harnesspro.evolution.strategies.state import SearchState, search_state
+from harnesspro.evolution.strategies.state import SearchState, search_state, seed_space
+from harnesspro.improvers.planner.features import Features
 from harnesspro.improvers.planner.measured import measured_genomes, surrogate_of
 from harnesspro.improvers.planner.screening import screening_design
-from harnesspro.improvers.planner.space import (
-    GENES,
-    all_genomes,
-    exclusive_indices,
-    levers_of,
-    name_of,
-)
 from harnesspro.run.context import SEED_ID, RunContext
 
 MAX_SCREEN, MIN_SCREEN = 9, 4
 
 
+def screening_rows(affordable: int | None) -> int:
+    """Rows of the screening: two thirds of the candidates the cap affords, 4-9 (9 uncapped)."""
+    if affordable is None:
+        return MAX_SCREEN
+    return min(MAX_SCREEN, max(MIN_SCREEN, affordable * 2 // 3))
+
+
 def screening_plans(state: SearchState) -> list[Plan]:
     """The first epoch: a balanced design; two thirds of what the cap affords (4-9 rows)."""
-    budget = state.affordable
-    rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
-    design = screening_design(
-        rows, len(GENES), exclusive_indices(), state.run_seed * 1000 + state.epoch
+    space, rows = state.space, screening_rows(state.affordable)
+    every = space.all_genomes()[1:]  # the non-empty genomes (the first row is the seed's)
+    design = (
+        every  # a space this small is screened whole
+        if len(every) <= rows
+        else screening_design(
+            rows, len(space), space.exclusive_indices(), state.run_seed * 1000 + state.epoch
+        )
     )
+    rows = len(design)
     return [
-        Plan(SEED_ID, "balanced", name_of(bits), f"screening row {i + 1} of {rows}: each "
-             "mechanism in about half of the rows", 0.0, 0.0, levers=levers_of(bits))
+        Plan(SEED_ID, "balanced", space.name_of(bits), f"screening row {i + 1} of {rows}: each "
+             "mechanism in about half of the rows", 0.0, 0.0, levers=space.levers_of(bits))
         for i, bits in enumerate(design)
     ]  # fmt: skip
 
 
 def gain_plans(state: SearchState, rounds: int) -> list[Plan]:
     """`rounds` x one plan per region of the front, by expected hypervolume gain."""
-    model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates, state.scores)
+    features = Features(space=state.space)
+    model, genomes = surrogate_of(
+        state.rollouts, state.coreset, state.candidates, state.scores, features
+    )
     rng = np.random.default_rng(state.run_seed * 1000 + state.epoch)
     known = np.array(list(genomes.values()), dtype=bool)
-    proposal = propose(model, known, all_genomes(), state.ref_cost, rounds, rng)
+    proposal = propose(model, known, state.space.all_genomes(), state.ref_cost, rounds, rng)
     return [
-        plan_of(pick, proposal.pool[pick.index], forecast_of(state, model, proposal, pick, rng))
+        plan_of(
+            pick,
+            proposal.pool[pick.index],
+            forecast_of(state, model, proposal, pick, rng),
+            state.space,
+        )  # fmt: skip
         for pick in proposal.picks
     ]
 
@@ -65,7 +79,10 @@ def gain_plans(state: SearchState, rounds: int) -> list[Plan]:
 def plans_for(state: SearchState) -> list[Plan]:
     """The epoch's plans: the screening design until a catalog candidate is measured, then
     by expected hypervolume gain (three rounds when uncapped, else one)."""
-    if set(measured_genomes(state.candidates, sorted(state.scores))) <= {SEED_ID}:
+    if not len(state.space):
+        return []  # nothing declared: only written changes (improver llm) apply
+    measured = measured_genomes(state.candidates, sorted(state.scores), Features(space=state.space))
+    if set(measured) <= {SEED_ID}:
         return screening_plans(state)
     return gain_plans(state, 3 if state.affordable is None else 1)
 
@@ -85,5 +102,5 @@ class ExpectedGain(Plain):
 
 def screens(ctx: RunContext, epoch: int) -> bool:
     """With improver 'llm': whether this epoch is the screening (the first epoch, on a
-    harness the catalog's edits apply to)."""
-    return epoch == 1 and llm_gain.catalog_applies(ctx)
+    harness that declares knobs)."""
+    return epoch == 1 and len(seed_space(ctx)) > 0

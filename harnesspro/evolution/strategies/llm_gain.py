@@ -30,8 +30,7 @@ from harnesspro.evolution.strategies.proposals import (
     plan_of,
     propose,
 )
-from harnesspro.evolution.strategies.state import SearchState, search_state
-from harnesspro.harness.mechanisms.edits import CONFIG_FILE
+from harnesspro.evolution.strategies.state import SearchState, search_state, seed_space
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.analyzer import Fallbacks
 from harnesspro.improvers.editor.apply import Edit, apply_plan
@@ -39,14 +38,14 @@ from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.planner.features import Change, Features, measured_changes, steps_of
 from harnesspro.improvers.planner.hvgain import Pick
 from harnesspro.improvers.planner.measured import surrogate_of
-from harnesspro.improvers.planner.space import GENES, all_genomes, parts
+from harnesspro.improvers.planner.space import parts
 from harnesspro.improvers.roles.dispatch import Improver
 from harnesspro.run.context import RunContext
 
 
 def catalog_applies(ctx: RunContext) -> bool:
-    """Whether the catalog's edits apply to the run's seed (the seed-style harness.yaml)."""
-    return ctx.repo.has_file(ctx.seed().commit, CONFIG_FILE)
+    """Whether the run's seed declares knobs (so catalog recipes or knob values apply)."""
+    return len(seed_space(ctx)) > 0
 
 
 @dataclass(frozen=True)
@@ -120,9 +119,13 @@ def planned_genomes(
     for i, plan in enumerate(planned):
         parent = steps_of(features, plan.parent_id, candidates)
         names = parts(plan.mechanism)
-        if parent is None or (plan.kind != "free" and not names <= set(GENES)):
+        if parent is None or (plan.kind != "free" and not names <= set(features.space.names)):
             continue
-        steps = parent.plus(change=proposal_key(i)) if plan.kind == "free" else parent.plus(names)
+        steps = (
+            parent.plus(change=proposal_key(i))
+            if plan.kind == "free"
+            else parent.plus(names, space=features.space)
+        )
         rows.append(features.bits(set(steps.genes), set(steps.changes)))
         sources.append(i)
     width = len(features.names)
@@ -149,8 +152,8 @@ def pool_of(choice: Choice, features: Features, planned: Sequence[Plan]) -> Pool
     width = len(features.names)
     catalog = np.zeros((0, width), dtype=bool)
     if choice.with_catalog:
-        base = all_genomes()
-        catalog = np.hstack([base, np.zeros((len(base), width - len(GENES)), dtype=bool)])
+        base = features.space.all_genomes()
+        catalog = np.hstack([base, np.zeros((len(base), width - len(features.space)), dtype=bool)])
     return Pool(catalog, mine, sources)
 
 
@@ -166,7 +169,7 @@ def chosen_plans(choice: Choice, planned: list[Plan]) -> list[Plan]:
         for i, p in enumerate(planned)
         if p.kind == "free"
     )
-    features = Features(choice.changes + proposed)
+    features = Features(choice.changes + proposed, state.space)
     model, genomes = surrogate_of(
         state.rollouts, state.coreset, state.candidates, state.scores, features
     )
@@ -197,7 +200,8 @@ def chosen_plans(choice: Choice, planned: list[Plan]) -> list[Plan]:
             continue
         row, forecast = int(rest.rows[pick.index]), forecast_of(state, model, rest, pick, rng)
         if row < len(pool.catalog):
-            out.append(plan_of(pick, pool.catalog[row][: len(GENES)], forecast))
+            bits = pool.catalog[row][: len(features.space)]
+            out.append(plan_of(pick, bits, forecast, features.space))
         else:
             out.append(planner_plan(planned[pool.sources[row - len(pool.catalog)]], pick, forecast))
     return out

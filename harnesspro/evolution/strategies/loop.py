@@ -38,7 +38,7 @@ from harnesspro.improvers.editor.apply import Edit, apply_plan
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
 from harnesspro.improvers.planner.evidence import beliefs_from
-from harnesspro.improvers.planner.features import measured_changes
+from harnesspro.improvers.planner.features import Features, measured_changes
 from harnesspro.improvers.planner.measured import measured_genomes
 from harnesspro.improvers.roles.directed import Context, directed_plans, write_change
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver
@@ -80,7 +80,7 @@ class FlatPrior(Loop):
 def screens(ctx: RunContext, state: SearchState) -> bool:
     """Whether this epoch screens: no catalog candidate measured yet, and the catalog's edits
     apply to the seed."""
-    measured = measured_genomes(state.candidates, sorted(state.scores))
+    measured = measured_genomes(state.candidates, sorted(state.scores), Features(space=state.space))
     return set(measured) <= {SEED_ID} and catalog_applies(ctx)
 
 
@@ -119,7 +119,7 @@ class LoopRoles:
         state = search_state(self.ctx, self.epoch)
         if screens(self.ctx, state):
             return screening_plans(state, told.get(SEED_ID, [])), {}
-        views = self.views(inputs, told)
+        views = self.views(inputs, told, frozenset(state.space.names))
         proposals, fell_back = self.proposals(inputs, diagnoses, prevalences, told, views)
         evidence = found if self.variant.prior == "findings" else {}
         decision = decide(
@@ -154,12 +154,12 @@ class LoopRoles:
         return [*plans, *(aimed(p, told[p.parent_id]) for p in llm)], fell_back
 
     def views(
-        self, inputs: ImproverInputs, told: Mapping[str, list[Finding]]
+        self, inputs: ImproverInputs, told: Mapping[str, list[Finding]], genes: frozenset[str]
     ) -> dict[str, Context]:
-        """What the planner reads for each parent."""
+        """What the planner reads for each parent (`genes`: the harness's space)."""
         beliefs, avoid = beliefs_from(inputs.memory), harmful(inputs.library)
         return {
-            p: Context(inputs.candidates[p], inputs.candidates, told[p], beliefs, avoid)
+            p: Context(inputs.candidates[p], inputs.candidates, told[p], beliefs, avoid, genes)
             for p in inputs.parents
         }
 

@@ -174,7 +174,7 @@ def decide(
         for i, p in enumerate(planned)
         if p.kind == "free"
     )
-    features = Features(measured + proposed)
+    features = Features(measured + proposed, state.space)
     model, genomes = surrogate_of(state.rollouts, state.coreset, state.candidates,
                                   state.scores, features, prior_of(features))  # fmt: skip
     rows, sources = planned_genomes(features, planned, state.candidates)

@@ -15,30 +15,25 @@ no effect (`flat`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Literal
 
 import numpy as np
 
 from harnesspro.core.records import DIRECTIVES, Plan
+from harnesspro.evolution.strategies.expected_gain import screening_plans as catalog_screening
+from harnesspro.evolution.strategies.expected_gain import screening_rows
 from harnesspro.evolution.strategies.loop_choice import PriorOf
+from harnesspro.evolution.strategies.loop_genes import addresses_of, combined, gene_prediction
 from harnesspro.evolution.strategies.state import SearchState
-from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.harness.mechanisms.genes import GeneSet
 from harnesspro.improvers.analyzer.findings import Finding, answered, shares
-from harnesspro.improvers.planner.catalog import combined, predict
 from harnesspro.improvers.planner.features import Features
-from harnesspro.improvers.planner.screening import screening_design
-from harnesspro.improvers.planner.space import (
-    EXCLUSIVE,
-    GENES,
-    PRIOR_LOGIT_SCALE,
-    levers_of,
-    name_of,
-)
+from harnesspro.improvers.planner.space import CATALOG_SPACE, PRIOR_LOGIT_SCALE, Space, parts
 from harnesspro.improvers.planner.surrogate import Prior, flat_prior
-from harnesspro.run.context import SEED_ID
+from harnesspro.improvers.roles.directed import aim
 
 PriorMode = Literal["findings", "catalog", "flat"]
-MAX_SCREEN, MIN_SCREEN = 9, 4
 
 
 def pooled(findings: Mapping[str, Sequence[Finding]]) -> dict[str, float]:
@@ -59,63 +54,62 @@ def prior_of(mode: PriorMode, findings: Mapping[str, Sequence[Finding]]) -> Prio
         if mode == "catalog":
             return base
         pass_mean, cost_mean = base.pass_mean.copy(), base.cost_mean.copy()
-        for j, name in enumerate(GENES):
-            p = predict(CATALOG[name], seen)
-            pass_mean[j], cost_mean[j] = p.d_pass * PRIOR_LOGIT_SCALE, np.log1p(p.d_cost)
+        for j, name in enumerate(features.space.names):
+            d_pass, d_cost = gene_prediction(features.space, name, seen)
+            pass_mean[j], cost_mean[j] = d_pass * PRIOR_LOGIT_SCALE, np.log1p(d_cost)
         return Prior(pass_mean, cost_mean)
 
     return prior
 
 
-def screened(findings: Sequence[Finding], need: int) -> list[str]:
-    """The mechanisms screened: those answering a finding, the most widespread first, then
-    the rest by expected effect until there are `need`; every one without findings."""
+def screened(findings: Sequence[Finding], need: int, space: Space = CATALOG_SPACE) -> list[str]:
+    """The genes screened: those answering a finding, the most widespread first, then the
+    rest by expected effect until there are `need`; every one without findings."""
     if not findings:
-        return list(GENES)
+        return list(space.names)
     seen = shares(findings)
 
     def reach(name: str) -> float:
-        return max((seen.get(k, 0.0) for k in CATALOG[name].addresses), default=0.0)
+        return max((seen.get(k, 0.0) for k in addresses_of(name)), default=0.0)
 
     def size(name: str) -> float:
-        m = CATALOG[name]
-        return abs(m.expected_pass) * PRIOR_LOGIT_SCALE + abs(m.expected_cost)
+        d_pass, d_cost = gene_prediction(space, name, {})
+        return abs(d_pass) * PRIOR_LOGIT_SCALE + abs(d_cost)
 
-    ranked = sorted(GENES, key=lambda n: (-reach(n), -size(n), n))
+    ranked = sorted(space.names, key=lambda n: (-reach(n), -size(n), n))
     answering = [n for n in ranked if reach(n) > 0]
     return ranked[: max(need, len(answering))]
 
 
+def subspace(space: Space, names: Sequence[str]) -> Space:
+    """The space of `names` only (its exclusive groups kept where two or more remain)."""
+    keep = set(names)
+    groups = tuple(g for g in (tuple(n for n in group if n in keep) for group in space.exclusive))
+    return Space(GeneSet(tuple(g for g in space.genes.genes if g.name in keep),
+                         tuple(g for g in groups if len(g) > 1)))  # fmt: skip
+
+
 def screening_plans(state: SearchState, findings: Sequence[Finding]) -> list[Plan]:
-    """The first epoch's rows over the screened mechanisms (4-9 rows: two thirds of what the
-    cap affords)."""
-    budget = state.affordable
-    rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
-    names = screened(findings, rows)
-    groups = [tuple(names.index(n) for n in g if n in names) for g in EXCLUSIVE]
-    design = screening_design(rows, len(names), [g for g in groups if len(g) > 1],
-                              state.run_seed * 1000 + state.epoch)  # fmt: skip
-    genomes = [
-        np.array([g in {names[j] for j in np.flatnonzero(r)} for g in GENES]) for r in design
-    ]
+    """The first epoch's rows (harnesspro-catalog's design: strategies/expected_gain.py) over
+    the screened genes, each predicted from the findings, named by the finding it answers,
+    given the directive of its predicted cost among the rows."""
+    rows = screening_rows(state.affordable)
+    names = screened(findings, rows, state.space)
+    design = catalog_screening(replace(state, space=subspace(state.space, names)))
     seen = shares(findings)
-    effects = [
-        combined([predict(CATALOG[n], seen) for n in name_of(b).split("+")]) for b in genomes
-    ]
-    order = np.argsort([e.d_cost for e in effects], kind="stable")
+    effects = [combined(state.space, sorted(parts(p.mechanism)), seen) for p in design]
+    order = np.argsort([c for _, c in effects], kind="stable")
     place = {int(i): DIRECTIVES[min(2, 3 * k // len(order))] for k, i in enumerate(order)}
     which = "the levers the findings point to" if findings else "every lever"
     plans = []
-    for i, (bits, effect) in enumerate(zip(genomes, effects, strict=True)):
-        found = answered(
-            [k for n in name_of(bits).split("+") for k in CATALOG[n].addresses], findings
-        )
-        aim = f"answers {found.describe()}" if found else "answers no finding"
-        plans.append(Plan(
-            SEED_ID, place[i], name_of(bits),
-            f"screening row {i + 1} of {rows} over {len(names)} mechanisms ({which}): each in "
-            f"about half of the rows; {aim}",
-            round(effect.d_pass, 4), round(effect.d_cost, 4), levers=levers_of(bits),
-            finding=found.describe() if found else "",
-        ))  # fmt: skip
+    for i, (row, (d_pass, d_cost)) in enumerate(zip(design, effects, strict=True)):
+        found = answered([k for n in parts(row.mechanism) for k in addresses_of(n)], findings)
+        why = (f"screening row {i + 1} of {len(design)} over {len(names)} genes ({which}): each "
+               f"in about half of the rows; {aim(found)}")  # fmt: skip
+        plans.append(
+            replace(
+                row, directive=place[i], rationale=why, predicted_pass=round(d_pass, 4),
+                predicted_cost=round(d_cost, 4), finding=found.describe() if found else "",
+            )
+        )  # fmt: skip
     return plans

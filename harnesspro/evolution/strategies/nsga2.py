@@ -29,6 +29,7 @@ from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.harness.mechanisms.genes import parts_in
 from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.improvers.planner.catalog import lineage
 from harnesspro.run.context import SEED_ID, RunContext
@@ -79,8 +80,15 @@ def offspring(state: SearchState) -> np.ndarray:
 
 
 def apply_genome(worktree: Path, plan: Plan, feedback: str) -> str:
-    for name in plan.mechanism.split("+"):
-        CATALOG[name].apply(worktree)
+    """Apply each gene of the plan's genome (a catalog recipe or a declared knob value)
+    through the knobs the harness declares."""
+    genes = parts_in(plan.mechanism, worktree)
+    if not genes:
+        raise ValueError(
+            f"{plan.mechanism} needs knobs this harness does not declare (harness.toml [[knob]])"
+        )
+    for gene in genes:
+        gene.apply(worktree)
     return f"catalog mechanisms {plan.mechanism}"
 
 

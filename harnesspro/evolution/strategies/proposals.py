@@ -14,7 +14,7 @@ import numpy.typing as npt
 from harnesspro.core.records import Plan
 from harnesspro.evolution.strategies.state import SearchState
 from harnesspro.improvers.planner.hvgain import Pick, choose, shortlist, thirds
-from harnesspro.improvers.planner.space import levers_of, name_of
+from harnesspro.improvers.planner.space import CATALOG_SPACE, Space
 from harnesspro.improvers.planner.surrogate import Surrogate
 from harnesspro.run.context import SEED_ID
 
@@ -100,8 +100,11 @@ class Forecast:
                 f"[{c_low:+.0%}, {c_high:+.0%}]")  # fmt: skip
 
 
-def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan:
-    """The plan of one pick: its region, expected gain and predicted change with intervals."""
+def plan_of(
+    pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast, space: Space = CATALOG_SPACE
+) -> Plan:
+    """The plan of one pick (a genome of `space`): its region, expected gain and predicted
+    change with intervals."""
     d_pass, p_low, p_high = forecast.pass_change()
     d_cost, c_low, c_high = forecast.cost_change()
     why = (
@@ -109,8 +112,9 @@ def plan_of(pick: Pick, bits: npt.NDArray[np.bool_], forecast: Forecast) -> Plan
         f"{pick.gain:.3g}; predicted against the seed: {forecast.describe()} (90%, as measured)"
     )
     return Plan(
-        SEED_ID, pick.band.directive, name_of(bits), why, round(d_pass, 4), round(d_cost, 4),
-        levers=levers_of(bits), pass_interval=(round(p_low, 4), round(p_high, 4)),
+        SEED_ID, pick.band.directive, space.name_of(bits), why, round(d_pass, 4),
+        round(d_cost, 4), levers=space.levers_of(bits),
+        pass_interval=(round(p_low, 4), round(p_high, 4)),
         cost_interval=(round(c_low, 4), round(c_high, 4)),
     )  # fmt: skip
 

@@ -11,7 +11,8 @@ import pandas as pd
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Candidate, Score
 from harnesspro.evolution.select_step import HV_REF_KEY
-from harnesspro.run.context import RunContext
+from harnesspro.improvers.planner.space import CATALOG_SPACE, Space, space_of
+from harnesspro.run.context import RunContext, seed_template
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,14 @@ class SearchState:
     uncapped)."""
     ref_cost: float | None = None
     """The run's fixed hypervolume reference cost (fixed by the seed's selection), None before."""
+    space: Space = CATALOG_SPACE
+    """The genes of the run's seed harness (its declared knobs)."""
+
+
+def seed_space(ctx: RunContext) -> Space:
+    """The search space of the run's seed harness: the catalog mechanisms its knobs admit and
+    its declared knob values."""
+    return space_of((ctx.config.harness.seed or seed_template()).resolve())
 
 
 def search_state(ctx: RunContext, epoch: int) -> SearchState:
@@ -43,4 +52,5 @@ def search_state(ctx: RunContext, epoch: int) -> SearchState:
     return SearchState(
         epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
         tuple(ctx.splits.coreset), left, None if stored is None else float(stored),
+        seed_space(ctx),
     )  # fmt: skip

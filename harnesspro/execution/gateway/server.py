@@ -156,7 +156,16 @@ class Gateway:
         self._record(token, usage, elapsed, 200, retries, body, message, landed=True)
         with self._lock:
             self.chat_log.add(token, body, message)
-        return 200, response
+        return 200, self._priced(response, usage)
+
+    def _priced(self, response: dict[str, Any], usage: Usage | None) -> dict[str, Any]:
+        """The answer with the call's cost in dollars as `usage.cost` (as OpenRouter reports
+        it) when it is known, so a harness can keep its own cost limit; the gateway's log
+        stays the record that bills."""
+        reported = response.get("usage")
+        if self.price is None or usage is None or not isinstance(reported, dict):
+            return response
+        return {**response, "usage": {**reported, "cost": cost_of(usage, self.price)}}
 
     def _answer_too_large(self, size: int) -> dict[str, Any]:
         cap = self.limits.response_max

@@ -1,30 +1,29 @@
-"""The mechanism catalog: named, parameterised harness edits.
+"""The mechanism catalog: named, parameterised harness edits, each a recipe over declared knobs.
 
-Each entry names the lever it touches, its parameters, its expected effect (pass-rate points,
-relative cost) and the diagnosis kinds it addresses. The planner scales the expected effect by
-how often those problems were seen; the next epoch checks the prediction.
+Each entry names the lever it touches, its recipe (harness/mechanisms/recipes.py: the knobs it
+sets, so it applies to any harness that declares them), its parameters, its expected effect
+(pass-rate points, relative cost) and the diagnosis kinds it addresses. The planner scales the
+expected effect by how often those problems were seen; the next epoch checks the prediction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harnesspro.core.knobs import LEVERS, Knob
+from harnesspro.harness.mechanisms import recipes
 from harnesspro.harness.mechanisms.edits import (
-    Check,
-    Edit,
     add_hook,
     add_hooks,
     extra_prompt,
     replace_system_prompt,
-    set_keys,
 )
+from harnesspro.harness.mechanisms.recipes import Recipe, set_to
 
-LEVERS = (
-    "prompt", "context management", "step cap", "retry/timeout policy", "tool schema",
-    "answer extraction", "retrieval policy", "reasoning effort",
-)  # fmt: skip
+__all__ = ["CATALOG", "LEVERS", "Mechanism", "bundle_name", "catalog_parts", "members"]
 
 CONCISE_PROMPT = """You are a terminal agent with one tool, `bash` (a fresh shell per call; use
 absolute paths). Be concise: keep replies to a sentence or two. Avoid unnecessary exploration:
@@ -47,7 +46,8 @@ DOMAIN_MECHANISMS = frozenset({"profile_routing", "skim_inputs"})
 
 @dataclass(frozen=True)
 class Mechanism:
-    """One catalog entry; `apply` edits a worktree, `validate` says whether it took."""
+    """One catalog entry; `apply` edits a worktree through its declared knobs, `validate`
+    says whether it took."""
 
     name: str
     lever: str
@@ -55,8 +55,7 @@ class Mechanism:
     expected_pass: float
     expected_cost: float
     addresses: tuple[str, ...]
-    edit: Edit = field(repr=False)
-    check: Check = field(repr=False)
+    recipe: Recipe = field(repr=False)
     params: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -64,18 +63,24 @@ class Mechanism:
         """`domain` or `invariant` (see DOMAIN_MECHANISMS)."""
         return "domain" if self.name in DOMAIN_MECHANISMS else "invariant"
 
+    def problem(self, knobs: Mapping[str, Knob]) -> str:
+        """'' when the mechanism applies to a harness declaring `knobs`, else why not."""
+        return recipes.problem(self.recipe, knobs)
+
     def apply(self, worktree: Path) -> None:
-        self.edit(worktree)
+        """Apply the recipe to the harness in `worktree` (ValueError when it does not apply)."""
+        recipes.apply(self.recipe, worktree, recipes.knobs_of(worktree))
 
     def validate(self, worktree: Path) -> str:
         """'' when the mechanism is in place in `worktree`, else the reason."""
         try:
-            return "" if self.check(worktree) else f"{self.name} is not in effect after editing"
-        except (OSError, KeyError, TypeError, AttributeError) as exc:
+            held = recipes.holds(self.recipe, worktree, recipes.knobs_of(worktree))
+            return "" if held else f"{self.name} is not in effect after editing"
+        except (OSError, KeyError, TypeError, AttributeError, ValueError) as exc:
             return f"{self.name} could not be checked: {exc}"
 
 
-def budget_notices(first: int, second: int, block: int) -> tuple[Edit, Check]:
+def budget_notices(first: int, second: int, block: int) -> Recipe:
     """Notice, notice, block: notices ride on tool results so the prompt prefix stays cached."""
     return add_hooks(
         ("on_tool_result", {"use": "notice", "after": first, "message": NOTICE_FIRST}),
@@ -109,8 +114,8 @@ ROUTED_PROFILES = [
 # seed) is retired from the catalog for the same reason; the seed's hook stays for configs.
 def _entries() -> list[Mechanism]:
     def m(name: str, lever: str, summary: str, dp: float, dc: float, addresses: tuple[str, ...],
-          pair: tuple[Edit, Check], **params: Any) -> Mechanism:  # fmt: skip
-        return Mechanism(name, lever, summary, dp, dc, addresses, pair[0], pair[1], params)
+          recipe: Recipe, **params: Any) -> Mechanism:  # fmt: skip
+        return Mechanism(name, lever, summary, dp, dc, addresses, recipe, params)
 
     return [
         m(
@@ -177,7 +182,7 @@ def _entries() -> list[Mechanism]:
             -0.03,
             -0.20,
             ("verbose_replies",),
-            set_keys(profiles=ROUTED_PROFILES),
+            set_to("profiles", ROUTED_PROFILES),
             profiles=ROUTED_PROFILES,
         ),
         m(
@@ -205,7 +210,7 @@ def _entries() -> list[Mechanism]:
             0.03,
             0.0,
             ("unparseable_replies",),
-            set_keys(format_repair=True),
+            set_to("format_repair", True),
         ),
         m(
             "fenced_tools",
@@ -214,7 +219,7 @@ def _entries() -> list[Mechanism]:
             0.0,
             -0.05,
             (),
-            set_keys(tool_mode="fenced"),
+            set_to("tool_mode", "fenced"),
         ),
         m(
             "skim_inputs",
@@ -232,7 +237,7 @@ def _entries() -> list[Mechanism]:
             -0.05,
             -0.10,
             ("many_tool_calls",),
-            set_keys(max_steps=7),
+            set_to("max_steps", 7),
             max_steps=7,
         ),
         m(
@@ -242,7 +247,7 @@ def _entries() -> list[Mechanism]:
             0.0,
             -0.01,
             ("timeouts",),
-            set_keys(command_timeout_s=10),
+            set_to("command_timeout_s", 10),
             seconds=10,
         ),
         m(
@@ -252,7 +257,7 @@ def _entries() -> list[Mechanism]:
             0.06,
             0.35,
             ("task_failures",),
-            set_keys(request={"reasoning_effort": "high"}),
+            set_to("reasoning_effort", "high"),
         ),
         m(
             "low_effort",
@@ -261,7 +266,7 @@ def _entries() -> list[Mechanism]:
             -0.08,
             -0.25,
             ("verbose_replies",),
-            set_keys(request={"reasoning_effort": "low"}),
+            set_to("reasoning_effort", "low"),
         ),
         m(
             "failure_hints",

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.harness.effect import NOT_IN_EFFECT, Signature, not_in_effect, signatures
-from harnesspro.harness.mechanisms.catalog import catalog_parts, members
-from harnesspro.harness.mechanisms.edits import CONFIG_FILE
+from harnesspro.harness.mechanisms.catalog import members
+from harnesspro.harness.mechanisms.genes import parts_in
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.harness.validate import checked
 
@@ -42,14 +42,18 @@ class Edit:
 
 
 def catalog_edit(worktree: Path, plan: Plan, feedback: str) -> None:
-    """Apply the plan's catalog mechanism, or each mechanism of its bundle (feedback cannot
-    change a deterministic edit)."""
-    if plan.kind != "catalog" or not members(plan.mechanism):
+    """Apply each gene the plan names (a catalog mechanism's recipe, or a declared knob
+    value) through the knobs the harness declares (feedback cannot change a deterministic
+    edit)."""
+    if plan.kind != "catalog":
         raise ValueError(f"{plan.mechanism} is a free-form plan: the catalog cannot edit it")
-    if not (worktree / CONFIG_FILE).is_file():
-        raise ValueError("catalog edits need the seed-style harness.yaml, which this harness lacks")
-    for mechanism in members(plan.mechanism):
-        mechanism.apply(worktree)
+    genes = parts_in(plan.mechanism, worktree)
+    if not genes:
+        raise ValueError(
+            f"{plan.mechanism} needs knobs this harness does not declare (harness.toml [[knob]])"
+        )
+    for gene in genes:
+        gene.apply(worktree)
 
 
 @functools.lru_cache(maxsize=64)
@@ -64,14 +68,15 @@ def _validate(
     worktree: Path, plan: Plan, repo: HarnessRepo, parent: Candidate, sandbox: str
 ) -> str:
     """The gates: manifest and immutable paths, code, smoke rollout (in the run's `sandbox`
-    backend), and the change in effect (each catalog mechanism's own check, for a bundle or
-    a genome of several; for a free-form plan, or a genome with a mechanism another one
-    overrode, an observable difference from the parent's rollouts on the smoke tasks)."""
+    backend), and the change in effect (each gene's own check - its knobs hold its values -
+    for a bundle or a genome of several; for a free-form plan, or a genome with a gene
+    another one overrode, an observable difference from the parent's rollouts on the smoke
+    tasks)."""
     problem, smoke = checked(worktree, repo.root, sandbox=sandbox)
     if problem:
         return problem
-    own = catalog_parts(plan.mechanism) if plan.kind == "catalog" else ()
-    problem = "; ".join(filter(None, (m.validate(worktree) for m in own)))
+    own = parts_in(plan.mechanism, worktree) if plan.kind == "catalog" else ()
+    problem = "; ".join(filter(None, (g.validate(worktree) for g in own)))
     # A bundle's parts never override one another; a genome's may (high_effort+low_effort):
     # then, as any change, it is in effect when the smoke tasks show a difference.
     if own and (not problem or members(plan.mechanism)):

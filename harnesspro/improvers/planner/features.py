@@ -1,9 +1,10 @@
-"""A candidate's features for the surrogate: one bit per catalog mechanism along its lineage
-and, for the changes the llm planner wrote in words (free-form plans), one bit per change and
-one per lever it declares (a lever's bit is on when any free-form change on the lineage
+"""A candidate's features for the surrogate: one bit per gene of the harness's space (catalog
+mechanisms that apply to its knobs, and declared knob values: planner/space.py) along its
+lineage and, for the changes the llm planner wrote in words (free-form plans), one bit per
+change and one per lever it declares (a lever's bit is on when any free-form change on the lineage
 declares it, so what the measured changes on a lever did carries over to the next one).
 
-Priors: a catalog mechanism's on the catalog's expected effect (space.catalog_prior), a
+Priors: a gene's on the catalog's expected effect, 0 for a knob value (Space.prior), a
 free-form change's on the planner's own prediction (its pass-rate change on the logit scale,
 its relative cost change on the log scale, as the catalog's), a lever's centred on 0.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -20,13 +21,7 @@ import pandas as pd
 
 from harnesspro.core.records import Candidate
 from harnesspro.improvers.planner.catalog import lineage
-from harnesspro.improvers.planner.space import (
-    EXCLUSIVE,
-    GENES,
-    PRIOR_LOGIT_SCALE,
-    catalog_prior,
-    parts,
-)
+from harnesspro.improvers.planner.space import CATALOG_SPACE, PRIOR_LOGIT_SCALE, Space, parts
 from harnesspro.improvers.planner.surrogate import Prior
 
 LEVER_PREFIX = "lever:"
@@ -46,9 +41,11 @@ class Change:
 
 @dataclass(frozen=True)
 class Features:
-    """The columns of a genome: GENES, then the levers the changes declare, then the changes."""
+    """The columns of a genome: the space's genes, then the levers the changes declare, then
+    the changes."""
 
     changes: tuple[Change, ...] = ()
+    space: Space = field(default=CATALOG_SPACE)
 
     @property
     def levers(self) -> tuple[str, ...]:
@@ -57,7 +54,7 @@ class Features:
     @property
     def names(self) -> tuple[str, ...]:
         levers = tuple(LEVER_PREFIX + lever for lever in self.levers)
-        return GENES + levers + tuple(c.key for c in self.changes)
+        return self.space.names + levers + tuple(c.key for c in self.changes)
 
     def bits(self, genes: set[str], changes: set[str]) -> npt.NDArray[np.bool_]:
         """The genome holding `genes` (catalog names) and the changes keyed `changes`."""
@@ -66,7 +63,7 @@ class Features:
         return np.array([n in on for n in self.names], dtype=bool)
 
     def prior(self) -> Prior:
-        base, zeros = catalog_prior(), np.zeros(len(self.levers))
+        base, zeros = self.space.prior(), np.zeros(len(self.levers))
         return Prior(
             np.concatenate([base.pass_mean, zeros, [c.predicted_pass * PRIOR_LOGIT_SCALE
                                                     for c in self.changes]]),
@@ -82,18 +79,20 @@ class Steps:
     genes: frozenset[str] = frozenset()
     changes: frozenset[str] = frozenset()
 
-    def plus(self, names: Iterable[str] = (), change: str = "") -> Steps:
-        """These steps with the mechanisms `names` applied on top (each displacing one that
-        sets the same setting: the later edit overrides it) and the change `change` added."""
+    def plus(
+        self, names: Iterable[str] = (), change: str = "", space: Space = CATALOG_SPACE
+    ) -> Steps:
+        """These steps with the genes `names` applied on top (each displacing one that sets
+        the same knob: the later edit overrides it) and the change `change` added."""
         new = frozenset(names)
-        displaced = {n for group in EXCLUSIVE if new & set(group) for n in group} - new
+        displaced = {n for group in space.exclusive if new & set(group) for n in group} - new
         return Steps((self.genes - displaced) | new, self.changes | {change} - {""})
 
 
 def steps_of(
     features: Features, candidate_id: str, candidates: Mapping[str, Candidate]
 ) -> Steps | None:
-    """The catalog mechanisms and free-form changes along the candidate's lineage, oldest
+    """The genes and free-form changes along the candidate's lineage, oldest
     first; None when a step on it is neither (a merge, or a change `features` lacks)."""
     free = {c.key for c in features.changes}
     steps = Steps()
@@ -101,8 +100,8 @@ def steps_of(
         names = parts(candidates[cid].mechanism)
         if cid in free:
             steps = steps.plus(change=cid)
-        elif names <= set(GENES):
-            steps = steps.plus(names)
+        elif names <= set(features.space.names):
+            steps = steps.plus(names, space=features.space)
         else:
             return None
     return steps

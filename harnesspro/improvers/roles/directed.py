@@ -46,6 +46,8 @@ class Context:
     findings: Sequence[Finding]
     beliefs: Beliefs = NO_EVIDENCE
     avoid: Mapping[str, str] = field(default_factory=dict)
+    genes: frozenset[str] | None = None
+    """The genes the harness's knobs admit (None: every catalog mechanism)."""
 
     def carried(self) -> set[str]:
         """The changes already on the parent's lineage (catalog or written)."""
@@ -64,7 +66,11 @@ def catalog_plans(ctx: Context, directive: Directive) -> list[Plan]:
     """The directive's best catalog mechanisms for this parent, and a bundle of two."""
     banned = ctx.carried() | set(ctx.avoid)
     seen = shares(ctx.findings)
-    options = [predict(m, seen, ctx.beliefs) for n, m in CATALOG.items() if n not in banned]
+    options = [
+        predict(m, seen, ctx.beliefs)
+        for n, m in CATALOG.items()
+        if n not in banned and (ctx.genes is None or n in ctx.genes)
+    ]
     serving = [p for p in options if agrees(directive, p)]
     serving.sort(key=lambda p: (*preference(directive, p), p.mechanism.name))
     chosen = [[p] for p in serving[:PER_DIRECTIVE]]

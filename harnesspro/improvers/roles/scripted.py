@@ -11,7 +11,8 @@ Like the scripted policy, it answers only from what a model would see, the messa
   balanced, proposes one of its own ideas (`search/ideas.py`: prompt text in its own words,
   hooks written as code) ranked by how often the diagnoses show what the idea addresses;
 - editor (`# Role: harness editor`): for a catalog plan, reads the files the example's
-  `reference_change` touches, applies the mechanism to those contents and writes them back;
+  `reference_change` touches and the manifest (its knobs), applies the mechanism to those
+  contents and writes them back;
   for its own idea, reads the plan's files, writes the change the plan's words describe
   (new prompt text, a new hook module and its registration), runs `run_checks`, then
   replies with a summary;
@@ -207,7 +208,9 @@ def edit(messages: list[Message]) -> Message:
         return {"role": "assistant", "content": f"Applied {data['plan']['name']}."}
     reference = str((data.get("example") or {}).get("reference_change", ""))
     if not asked:
-        calls = [_call(n, "read_file", path=rel) for n, rel in enumerate(_touched(reference))]
+        # the manifest too: its [[knob]] tables say where each setting the mechanism sets lives
+        paths = [*_touched(reference), *(["harness.toml"] if _touched(reference) else [])]
+        calls = [_call(n, "read_file", path=rel) for n, rel in enumerate(paths)]
         if calls:
             return {"role": "assistant", "content": "", "tool_calls": calls}
     try:

@@ -8,12 +8,18 @@ importing litellm alone took ~4 s of CPU at every rollout's start). Two small ad
 reply without a tool call is the final answer (mini's `echo
 COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` works too), and mini's messages are written to
 HARNESSPRO_OUT/trajectory.jsonl after every step.
+
+`output_format: text` in config.yaml runs mini's text-based mode instead (its
+`mini_textbased.yaml` prompts, no tool schema, one fenced command per reply, parsed by mini's
+own regex helper; a reply without one is the final answer). Each call's cost is the one the
+gateway reports (`usage.cost`), so mini's `cost_limit` acts.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +37,10 @@ from minisweagent import package_dir  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.environments.local import LocalEnvironment  # noqa: E402
 from minisweagent.exceptions import FormatError, Submitted  # noqa: E402
+from minisweagent.models.utils.actions_text import (  # noqa: E402
+    format_observation_messages,
+    parse_regex_actions,
+)
 from minisweagent.models.utils.actions_toolcall import (  # noqa: E402
     BASH_TOOL,
     format_toolcall_observation_messages,
@@ -45,14 +55,19 @@ STATUS = {"Submitted": "submitted", "LimitsExceeded": "step_cap", "TimeExceeded"
 
 # litellm's own request options in mini.yaml's model_kwargs, which the OpenAI client refuses.
 LITELLM_ONLY = {"drop_params"}
+STOCK = {"toolcall": "mini.yaml", "text": "mini_textbased.yaml"}
+"""mini's stock config of each output format."""
+ACTION_REGEX = r"```(?:mswea_bash_command|bash)\s*\n(.*?)\n```"
+"""A fenced command in text mode: mini's own fence, or a plain ```bash block."""
 
 
 class Model:
     """mini's Model protocol: one chat completion per step with mini's bash tool; the gateway
     meters cost and retries the upstream, so there is neither cost tracking nor retry here."""
 
-    def __init__(self, model_name: str, config: dict[str, Any]) -> None:
+    def __init__(self, model_name: str, config: dict[str, Any], text: bool = False) -> None:
         self.config = {**config, "model_name": model_name}
+        self.text = text
         self.kwargs = {
             k: v for k, v in config.get("model_kwargs", {}).items() if k not in LITELLM_ONLY
         }
@@ -64,16 +79,14 @@ class Model:
 
     def query(self, messages: list[dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
         prepared: Any = [{k: v for k, v in m.items() if k != "extra"} for m in messages]
+        tools: dict[str, Any] = {} if self.text else {"tools": [BASH_TOOL]}
         response = self.client.chat.completions.create(
-            model=self.config["model_name"],
-            messages=prepared,
-            tools=[BASH_TOOL],
-            **(self.kwargs | kwargs),
+            model=self.config["model_name"], messages=prepared, **tools, **(self.kwargs | kwargs)
         )
         choice = response.choices[0]
         extra = {
             "response": response.model_dump(mode="json"),
-            "cost": 0.0,
+            "cost": float(getattr(response.usage, "cost", None) or 0.0),
             "timestamp": time.time(),
         }
         try:
@@ -87,6 +100,16 @@ class Model:
         return {**message, "extra": {"actions": actions, **extra}}
 
     def _actions(self, choice: Any) -> list[dict[str, Any]]:
+        if self.text:
+            content = choice.message.content or ""
+            if not re.search(ACTION_REGEX, content, re.DOTALL):
+                return []  # the final answer
+            return parse_regex_actions(
+                content,
+                action_regex=ACTION_REGEX,
+                format_error_template=self.config["format_error_template"],
+                template_kwargs={"finish_reason": choice.finish_reason},
+            )
         if not choice.message.tool_calls:
             return []  # the final answer; Agent.execute_actions ends the run
         return parse_toolcall_actions(
@@ -104,6 +127,13 @@ class Model:
         outputs: list[dict[str, Any]],
         template_vars: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
+        if self.text:
+            return format_observation_messages(
+                outputs,
+                observation_template=self.config["observation_template"],
+                template_vars=template_vars,
+                multimodal_regex=self.config.get("multimodal_regex", ""),
+            )
         return format_toolcall_observation_messages(
             actions=message.get("extra", {}).get("actions", []),
             outputs=outputs,
@@ -163,10 +193,12 @@ def events(messages: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 def main() -> int:
     task = json.loads(Path(os.environ["HARNESSPRO_TASK"]).read_text())
-    stock = yaml.safe_load((package_dir / "config" / "mini.yaml").read_text())
     ours = yaml.safe_load((Path(__file__).parent / "config.yaml").read_text())
+    text = ours.get("output_format", "toolcall") == "text"
+    stock_file = STOCK["text" if text else "toolcall"]
+    stock = yaml.safe_load((package_dir / "config" / stock_file).read_text())
     config = recursive_merge(stock, ours)
-    model = Model(os.environ["HARNESSPRO_MODEL"], config["model"])
+    model = Model(os.environ["HARNESSPRO_MODEL"], config["model"], text)
     env = LocalEnvironment(**{**config["environment"], "cwd": task["workdir"]})
     agent = Agent(model, env, **config["agent"])
     try:

@@ -1,0 +1,1 @@
+"""The seed harness: one bash tool, one loop, everything tunable in harness.yaml."""

@@ -1,0 +1,156 @@
+"""A calibration table on a real model: harness variants (the seed, catalog mechanisms alone,
+in pairs and stacks, and free-form changes) run on tasks x attempts with independent draws,
+one JSON line per rollout, appended as each finishes so an interrupted table resumes.
+
+A plan (YAML) names the variants and the tasks:
+
+    tasks: [count_csv_rows, ...]         # folders of `suite`
+    suite: harnesspro/tasks/easy
+    attempts: 3
+    base: [fenced_tools]                 # mechanisms every variant starts from but `seed`
+    variants:
+      - {name: seed, seed: true}         # the seed exactly as shipped
+      - {name: base}
+      - {name: concise_prompt, mechanisms: [concise_prompt]}
+      - {name: nudge, overlay: changes/nudge, set: {hooks.on_submit: [{use: "nudge:first"}]}}
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import Field
+
+from harnesspro.core.config_base import ConfigError, Strict
+from harnesspro.harness.mechanisms.catalog import CATALOG
+from harnesspro.harness.mechanisms.edits import CONFIG_FILE
+
+
+class Variant(Strict):
+    """One harness of the table."""
+
+    name: str
+    seed: bool = False
+    """The seed as shipped (no base mechanisms)."""
+    mechanisms: list[str] = Field(default_factory=list)
+    """Catalog mechanisms applied after the base, in order."""
+    overlay: str | None = None
+    """A folder (relative to the plan) whose files are copied over the harness."""
+    set: dict[str, Any] = Field(default_factory=dict)
+    """harness.yaml keys (dotted paths) set after everything else."""
+    kind: str = "catalog"
+    """What the row measures: seed, base, single, pair, stack or free-form."""
+
+
+class Plan(Strict):
+    """What a calibration table measures."""
+
+    suite: str
+    tasks: list[str]
+    attempts: int = Field(3, ge=1, le=50)
+    base: list[str] = Field(default_factory=list)
+    variants: list[Variant]
+    parallel: int = Field(2, ge=1, le=16)
+    """Rollouts at once (the local server queues their calls; bash and grading overlap)."""
+
+
+def load_plan(path: Path) -> Plan:
+    """The plan at `path`, checked: every mechanism is in the catalog, every task exists."""
+    try:
+        plan = Plan.model_validate(yaml.safe_load(path.read_text()))
+    except (OSError, yaml.YAMLError, ValueError) as exc:
+        raise ConfigError(f"{path}: not a calibration plan ({exc}); fix it.") from None
+    for variant in plan.variants:
+        unknown = [m for m in [*plan.base, *variant.mechanisms] if m not in CATALOG]
+        if unknown:
+            raise ConfigError(f"{path}: variant {variant.name}: unknown mechanism {unknown[0]}.")
+    return plan
+
+
+def set_key(config: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set `a.b.c` in a nested mapping, creating the levels it lacks."""
+    *parents, last = dotted.split(".")
+    node = config
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[last] = value
+
+
+def build_variant(seed: Path, plan: Plan, variant: Variant, plan_dir: Path, out: Path) -> Path:
+    """The variant's harness folder under `out` (rebuilt from the seed each time)."""
+    target = out / variant.name
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(seed, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ([] if variant.seed else plan.base) + variant.mechanisms:
+        CATALOG[name].apply(target)
+    if variant.overlay:
+        shutil.copytree(plan_dir / variant.overlay, target, dirs_exist_ok=True)
+    if variant.set:
+        config = yaml.safe_load((target / CONFIG_FILE).read_text())
+        for dotted, value in variant.set.items():
+            set_key(config, dotted, value)
+        (target / CONFIG_FILE).write_text(yaml.safe_dump(config, sort_keys=False))
+    return target
+
+
+def row_key(variant: str, task: str, attempt: int) -> str:
+    return f"{variant}|{task}|{attempt}"
+
+
+def done_keys(table: Path) -> set[str]:
+    """Rows already in the table (a line cut off by a crash is ignored)."""
+    return {row_key(r["variant"], r["task"], r["attempt"]) for r in read_rows(table)}
+
+
+def read_rows(table: Path) -> list[dict[str, Any]]:
+    """The table's complete rows (a line a crash cut short is left out)."""
+    rows = []
+    if table.is_file():
+        for line in table.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return rows
+
+
+def schedule(plan: Plan) -> Iterator[tuple[Variant, str, int]]:
+    """Attempt by attempt, so a table cut short still has every variant on every task."""
+    for attempt in range(plan.attempts):
+        for variant in plan.variants:
+            for task in plan.tasks:
+                yield variant, task, attempt
+
+
+Runner = Callable[[Path, str, int], dict[str, Any]]
+"""Runs one rollout of a harness folder on a task (by id) as attempt N: the row's fields."""
+
+
+def run_table(plan: Plan, harnesses: dict[str, Path], table: Path, run: Runner) -> int:
+    """Run every missing row of the plan, appending each as it finishes; rows written."""
+    done = done_keys(table)
+    if table.is_file() and not table.read_bytes().endswith(b"\n"):
+        with table.open("a") as sink:  # a line a crash cut short stays a line of its own
+            sink.write("\n")
+    todo = [(v, t, a) for v, t, a in schedule(plan) if row_key(v.name, t, a) not in done]
+    lock = threading.Lock()
+
+    def one(item: tuple[Variant, str, int]) -> None:
+        variant, task, attempt = item
+        row = run(harnesses[variant.name], task, attempt)
+        row = {"variant": variant.name, "kind": variant.kind, "task": task, "attempt": attempt,
+               **row}  # fmt: skip
+        with lock, table.open("a") as sink:
+            sink.write(json.dumps(row) + "\n")
+
+    with ThreadPoolExecutor(plan.parallel) as pool:
+        list(pool.map(one, todo))
+    return len(todo)

@@ -1,0 +1,120 @@
+"""`harnesspro calibrate`: a calibration table of harness variants on one model (the real
+local model, or the scripted world for comparison), resumable, one JSON line per rollout."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harnesspro.bench.calibration import build_variant, load_plan, read_rows, run_table
+from harnesspro.bench.calibration_report import Estimate, VariantRow, report
+from harnesspro.cli.handlers import Handler
+from harnesspro.cli.rollout import OneRollout
+from harnesspro.core.config import load_config
+from harnesspro.core.config_base import ConfigError
+from harnesspro.core.records import RolloutResult, Task
+from harnesspro.run.context import seed_template
+from harnesspro.run.local_model import serving
+from harnesspro.tasks.loader import load_task, suite_dir
+
+
+def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
+    """Add `calibrate`."""
+    calibrate = sub.add_parser("calibrate", help="a calibration table of harness variants")
+    calibrate.add_argument("plan", type=Path, help="the plan (YAML): variants, tasks, attempts")
+    calibrate.add_argument("--config", type=Path, help="the model's run config (to run rows)")
+    calibrate.add_argument(
+        "--report", action="store_true", help="print what the table says so far; run nothing"
+    )
+    calibrate.add_argument("--out", required=True, type=Path, help="the table (JSONL), resumed")
+    calibrate.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    return {"calibrate": cmd_calibrate}
+
+
+def row(result: RolloutResult) -> dict[str, Any]:
+    """A table row's measured fields."""
+    events = [json.loads(line) for line in result.trajectory.splitlines() if line.strip()]
+    usage = result.usage
+    return {
+        "status": result.status,
+        "reason": result.reason[:200],
+        "official_pass": result.official_pass,
+        "calls": result.n_calls,
+        "tool_calls": sum(e.get("type") == "tool_call" for e in events),
+        "submitted": any(e.get("type") == "submit" for e in events),
+        "input_tokens": None if usage is None else usage.uncached_input + usage.cached_input,
+        "output_tokens": None if usage is None else usage.output,
+        "cost": result.cost,
+        "seconds": round(result.latency_s, 1),
+    }
+
+
+def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
+    plan = load_plan(args.plan)
+    if args.report:
+        for line in describe(report(plan, read_rows(args.out))):
+            console.print(line, markup=False, highlight=False)
+        return 0
+    if args.config is None:
+        raise ConfigError("harnesspro calibrate: give --config FILE to run rows, or --report.")
+    one = OneRollout.of(load_config(args.config, args.set))
+    suite = suite_dir(plan.suite)
+    tasks: dict[str, Task] = {t: load_task(suite / t) for t in plan.tasks}
+    work = args.out.with_name(args.out.stem + "-work")
+    seed = one.run.harness.seed or seed_template()
+    harnesses = {
+        v.name: build_variant(seed, plan, v, args.plan.parent, work / "harnesses")
+        for v in plan.variants
+    }
+    trajectories = args.out.with_name(args.out.stem + "-trajectories")
+
+    with serving(one.run, work) as url:
+        live = dataclasses.replace(one, model_url=url)
+
+        def run_row(harness: Path, task: str, attempt: int) -> dict[str, Any]:
+            result = live.roll(harness, tasks[task], f"{one.run.seed}:{task}:{attempt}")
+            kept = trajectories / harness.name / f"{task}-{attempt}.jsonl"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_text(result.chat_log or result.trajectory)
+            return row(result)
+
+        written = run_table(plan, harnesses, args.out, run_row)
+    console.print(f"{written} rollouts written to {args.out}", markup=False)
+    return 0
+
+
+def _interval(e: Estimate | None, scale: float = 100.0) -> str:
+    if e is None:
+        return "-"
+    return f"{e.mean * scale:+.0f} [{e.low * scale:+.0f}, {e.high * scale:+.0f}]"
+
+
+def describe(rows: list[VariantRow]) -> list[str]:
+    """The table's report: one line per variant, then the shares a world must match."""
+    head = f"{'variant':38} {'kind':9} {'n':>4} {'pass':>5} {'tokens':>7}  "
+    lines = [head + "d pass pts [90%]   d tokens % [90%]   task SD  flips  interaction"]
+    for r in rows:
+        tokens = "?" if r.tokens is None else f"{r.tokens:.0f}"
+        spread = "-" if r.task_spread is None else f"{r.task_spread * 100:.0f}"
+        lines.append(
+            f"{r.name[:38]:38} {r.kind:9} {r.rollouts:>4} {r.pass_rate:>5.2f} {tokens:>7}  "
+            f"{_interval(r.pass_effect):18} {_interval(r.token_effect):18} {spread:>7}  "
+            f"{r.flip_share:>5.2f}  {_interval(r.interaction)}"
+        )
+    changed = [r for r in rows if r.pass_effect is not None]
+    for kind in ("single", "free-form"):
+        some = [r for r in changed if r.kind == kind]
+        acting = [r for r in some if _acts(r)]
+        if some:
+            lines.append(f"{kind}: {len(acting)} of {len(some)} measure an effect (90%)")
+    return lines
+
+
+def _acts(r: VariantRow) -> bool:
+    return bool((r.pass_effect and r.pass_effect.excludes_zero) or
+                (r.token_effect and r.token_effect.excludes_zero))  # fmt: skip

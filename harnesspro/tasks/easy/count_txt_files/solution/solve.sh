@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+ls /workspace/data/*.txt | wc -l > /workspace/txt_count.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+printf 'import sys\nprint("even" if int(sys.argv[1]) %% 2 == 0 else "odd")\n' > /workspace/parity.py

@@ -1,0 +1,2 @@
+message = 'Hello, world!'
+print(mesage)

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/mesage/message/' /workspace/hello.py

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/min(/max(/' /workspace/biggest.py

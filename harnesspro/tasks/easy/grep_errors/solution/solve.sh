@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+grep ERROR /workspace/app.log > /workspace/errors.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sort -n /workspace/values.txt | tail -1 > /workspace/max.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+mkdir -p /workspace/logs && mv /workspace/in/*.log /workspace/logs/

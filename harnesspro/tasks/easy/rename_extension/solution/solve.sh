@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+cd /workspace/photos && for f in *.jpeg; do mv "$f" "${f%.jpeg}.jpg"; done

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+awk '!seen[$0]++' /workspace/colors.txt > /workspace/unique.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+tr a-z A-Z < /workspace/words.txt > /workspace/upper.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+wc -w < /workspace/story.txt > /workspace/words.txt
