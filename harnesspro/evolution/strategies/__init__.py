@@ -2,8 +2,9 @@
 
 Every strategy proposes the epoch's new candidates from the selected parents; the epoch loop
 evaluates them on the coreset within `evaluation.max_rollouts`, scores them and selects.
-The steps never name a strategy: they read its properties (`Strategy`), how it scores
-(`judge_only`) and how it selects (`single_objective`, `shrunk`).
+The steps never name a strategy: they read its properties (`Strategy`): how it scores
+(`judge_only`), how it selects (`single_objective`, `shrunk`) and whether its offline
+improver writes changes (`writes_changes`).
 `evolution.strategy` names one entry of `STRATEGIES` (dotted paths, imported on use).
 """
 
@@ -33,6 +34,12 @@ class Strategy(Protocol):
         ...
 
     @property
+    def writes_changes(self) -> bool:
+        """With improver 'catalog', the offline improver also writes changes of its own (so
+        a harness that declares no knobs still has something to try)."""
+        ...
+
+    @property
     def shrunk(self) -> bool:
         """Choose operating points on the surrogate's posterior means, not raw means."""
         ...
@@ -46,6 +53,7 @@ class Plain:
     judge_only = False
     single_objective = False
     shrunk = False
+    writes_changes = False
 
 
 STRATEGIES: dict[str, str] = {

@@ -57,6 +57,7 @@ class Loop(Plain):
     """The default: the loop above, operating points chosen on the surrogate's means."""
 
     shrunk = True
+    writes_changes = True
     variant = Variant()
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:

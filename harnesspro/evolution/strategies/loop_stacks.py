@@ -51,6 +51,8 @@ def subsets(free: Sequence[str], space: Space) -> npt.NDArray[np.bool_]:
     """Every combination of `free` of at least MIN_SIZE, exclusive genes apart (rows over the
     space's genes)."""
     cols = [space.names.index(n) for n in free]
+    if len(cols) < MIN_SIZE:
+        return np.zeros((0, len(space)), dtype=bool)
     grid = np.array(list(itertools.product((False, True), repeat=len(cols))), dtype=bool)
     grid = grid.reshape(-1, len(cols))
     keep = grid.sum(axis=1) >= MIN_SIZE
