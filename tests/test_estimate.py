@@ -66,11 +66,16 @@ def test_the_default_strategy_plans_after_its_screening_and_edits_its_picks() ->
         evaluation = base.evaluation.model_copy(update={"max_rollouts": cap})
         config = base.model_copy(update={"evolution": evolution, "evaluation": evaluation})
         est = estimate(config, sizes, None, None)
-        # epoch 1 screens without the planner; epochs 2 and 3 plan for 3 parents each = 6;
-        # edited: at most min(6 parents x 3 plans, 2 epochs x `picks`), 4 steps each;
-        # synthesizer 3 + 4 tasks
+        # epoch 1 screens without the planner, the analyzer diagnosing the seed; epochs 2
+        # and 3 analyze and plan for 3 parents each: analyzer 1 + 6, planner 6; edited: at
+        # most min(6 parents x 3 plans, 2 epochs x `picks`), 4 steps each; synthesizer 3 + 4
         edits = min(18, 2 * picks)
-        assert est.improver_calls == 6 + 6 + edits * 4 + 7, cap
+        assert est.improver_calls == 7 + 6 + edits * 4 + 7, cap
+    # the previous default screens without the analyzer: 6 + 6, 2 epochs x 9 edits uncapped
+    catalog = base.model_copy(
+        update={"evolution": evolution.model_copy(update={"strategy": "harnesspro-catalog"})}
+    )
+    assert estimate(catalog, sizes, None, None).improver_calls == 6 + 6 + 18 * 4 + 7
     # a seed that declares no knobs has no screening: epoch 1 plans for it too
     custom = base.model_copy(update={"evolution": evolution})
     own = custom.harness.model_copy(update={"seed": Path(__file__).parent / "no-such-seed"})

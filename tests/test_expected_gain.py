@@ -1,5 +1,6 @@
-"""The default strategy end to end on a tiny run: a balanced screening epoch, then proposals
-by expected hypervolume gain, one per region of the front, each with real levers."""
+"""The previous default (`harnesspro-catalog`) end to end on a tiny run: a balanced
+screening epoch, then proposals by expected hypervolume gain, one per region of the front,
+each with real levers."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow  # a run per module fixture (scheduled first)
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory, ray_session: None) -> Path:
     folder = tmp_path_factory.mktemp("gain")
-    evolution = {"strategy": "harnesspro", "epochs": 2, "rollouts_per_task": 1}
+    evolution = {"strategy": "harnesspro-catalog", "epochs": 2, "rollouts_per_task": 1}
     evaluation = {"final": False, "validation_rollouts": 0}
     return evolve_tiny_in(folder, evolution=evolution, evaluation=evaluation)
 

@@ -237,7 +237,8 @@ def test_llm_mode_screens_then_chooses_among_the_planner_s_plans(
     tmp_path: Path, ray_session: None
 ) -> None:
     evolution = {"epochs": 2, "rollouts_per_task": 2, "improver": "llm", "max_survivors": 1,
-                 "strategy": "harnesspro", "improver_model": {"max_edit_steps": 4}}  # fmt: skip
+                 "strategy": "harnesspro-catalog",
+                 "improver_model": {"max_edit_steps": 4}}  # fmt: skip
     run = evolve_tiny_in(tmp_path, evolution=evolution, evaluation={"final": False})
     with sqlite3.connect(run / "ledger.sqlite") as db:
         plans = pd.read_sql_query("SELECT * FROM plans", db)

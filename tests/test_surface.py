@@ -46,8 +46,10 @@ def test_the_lines_in_words() -> None:
     assert empty_epoch_reason(2, []).startswith("epoch 2 proposed no change")
 
 
-def run(folder: Path, seed: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
-    evolution = {"strategy": "harnesspro", "epochs": 3, "rollouts_per_task": 1}
+def run(
+    folder: Path, seed: Path, capsys: pytest.CaptureFixture[str], strategy: str = "harnesspro"
+) -> tuple[str, str]:
+    evolution = {"strategy": strategy, "epochs": 3, "rollouts_per_task": 1}
     evaluation = {"final": False, "validation_rollouts": 0}
     run_dir = evolve_tiny_in(
         folder, evolution=evolution, evaluation=evaluation, harness={"seed": str(seed)}
@@ -73,6 +75,30 @@ def test_every_candidate_discarded_stops_the_search(
 def test_a_harness_without_knobs_says_so_and_stops(
     tmp_path: Path, ray_session: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    stopped, out = run(tmp_path, harness(tmp_path / "bare", ""), capsys)
+    # harnesspro-catalog's offline improver has only genes: nothing to try here
+    stopped, out = run(tmp_path, harness(tmp_path / "bare", ""), capsys, "harnesspro-catalog")
     assert "harness bare declares no knobs" in out
     assert stopped.startswith("epoch 1 proposed no change")
+
+
+def test_the_loop_s_start_line_names_the_rule_based_improver_s_written_changes() -> None:
+    line = surface_line("mine", 0, "catalog", writes=True)
+    assert "only the changes the rule-based improver writes are tried" in line
+    assert "has nothing to change" not in line
+
+
+@pytest.mark.slow
+def test_the_loop_writes_its_own_changes_on_a_harness_without_knobs(
+    tmp_path: Path, ray_session: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evolution = {"strategy": "harnesspro", "epochs": 1, "rollouts_per_task": 1}
+    run_dir = evolve_tiny_in(
+        tmp_path, evolution=evolution, evaluation={"final": False, "validation_rollouts": 0},
+        harness={"seed": str(harness(tmp_path / "bare", ""))},
+    )  # fmt: skip
+    assert "the rule-based improver writes" in capsys.readouterr().out
+    ledger = Ledger(run_dir / "ledger.sqlite")
+    plans = ledger.plans()
+    ledger.close()
+    made = plans[plans["child_id"].notna()]
+    assert len(made) and (made["kind"] == "free").all()

@@ -19,6 +19,7 @@ from harnesspro.reports import agreement, budget
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.export.harness import export_operating_point
 from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
+from harnesspro.reports.findings import finding_lines
 from harnesspro.reports.index import write_index
 from harnesspro.reports.rundata import load_run
 from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_operating_points
@@ -103,7 +104,15 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         )
         console.print(f"epoch {epoch}: hypervolume {epochs[epoch]:.4f}; {picks}")
     search = describe_search_costs(ledger)
+    trail = finding_lines(ledger.plans())
+    stopped = ledger.meta("stopped")
     ledger.close()
+    if stopped:
+        console.print(f"stopped early: {stopped}", markup=False)
+    if trail:
+        console.print("finding -> change -> verdict:", markup=False)
+    for line in trail:
+        console.print(f"  {line}", markup=False)
     for line in [*agreement.load_lines(args.run_dir), *budget.load_lines(args.run_dir), search]:
         console.print(line, markup=False)
     return cmd_report_paths(args.run_dir, console)

@@ -60,6 +60,7 @@ def plan_row(
         "predicted_interval": json.dumps(
             {"pass": list(plan.pass_interval), "cost": list(plan.cost_interval)}
         ),
+        "finding": plan.finding,
     }  # fmt: skip
     names = ", ".join(row)
     marks = ", ".join("?" for _ in row)
@@ -84,4 +85,5 @@ def plan_of(row: Mapping[Any, Any]) -> Plan:
         scope="domain" if row.get("scope") == "domain" else "invariant",
         pass_interval=tuple(interval.get("pass") or ()),
         cost_interval=tuple(interval.get("cost") or ()),
+        finding=str(row.get("finding") or ""),
     )

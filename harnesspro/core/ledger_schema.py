@@ -58,7 +58,7 @@ MIGRATIONS = [
         ("kind", "TEXT"), ("levers", "TEXT"), ("change", "TEXT"), ("files", "TEXT"),
         ("expected_flips", "TEXT"), ("measured_pass", "REAL"), ("measured_cost", "REAL"),
         ("verdict", "TEXT"), ("verdict_why", "TEXT"), ("scope", "TEXT"),
-        ("predicted_interval", "TEXT"),
+        ("predicted_interval", "TEXT"), ("finding", "TEXT"),
     ))),
 ]  # fmt: skip
 

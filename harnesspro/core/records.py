@@ -189,6 +189,9 @@ class Plan:
     prediction (planner/catalog.py:check_prediction gives it a tolerance)."""
     cost_interval: tuple[float, ...] = ()
     """(low, high) of the predicted relative cost change; () = a point prediction."""
+    finding: str = ""
+    """The analyzer's finding the change answers (its kind, where, how often, its measured
+    impact); '' when it answers none (a region of the front, or a screening row)."""
 
 
 @dataclass(frozen=True)

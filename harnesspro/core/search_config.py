@@ -58,7 +58,20 @@ BUNDLED = ("harnesspro-v1", "no-synth", "no-planner")
 """The strategies whose plans `evolution.bundle` sizes."""
 
 
-LLM_PLANNED = ("harnesspro", "harnesspro-v1", "no-synth")
+GAIN_CHOSEN = (
+    "harnesspro",
+    "harnesspro-no-analyzer",
+    "harnesspro-flat-prior",
+    "harnesspro-catalog",
+)
+"""The strategies whose surrogate chooses which plans are edited, after a screening epoch."""
+
+
+ANALYZED_EVERY_EPOCH = GAIN_CHOSEN[:3]
+"""The improvement loop and its ablations: the analyzer runs in the screening epoch too."""
+
+
+LLM_PLANNED = (*GAIN_CHOSEN, "harnesspro-v1", "no-synth")
 """The strategies improver 'llm' plans for."""
 
 
@@ -85,6 +98,9 @@ class EvolutionConfig(Strict):
     `improver_model`, run against the seed's rollouts (offline checks when it fails twice)."""
     strategy: Literal[
         "harnesspro",
+        "harnesspro-no-analyzer",
+        "harnesspro-flat-prior",
+        "harnesspro-catalog",
         "harnesspro-v1",
         "random",
         "nsga2",
@@ -93,12 +109,17 @@ class EvolutionConfig(Strict):
         "no-planner",
         "no-synth",
     ] = "harnesspro"
-    """How the search spends its budget (harnesspro/evolution/strategies/): the method itself
-    (screen the levers, model their effects, propose by expected hypervolume gain; with improver
-    'llm' it plans as `harnesspro-v1` does), the previous method `harnesspro-v1` (three
-    directives per survivor, bundles along lineages), or a baseline/ablation for `harnesspro
-    bench`; `no-synth` is `harnesspro-v1` scored with a trajectory judgement instead of the
-    frozen tests."""
+    """How the search spends its budget (harnesspro/evolution/strategies/): the method itself,
+    `harnesspro` (each epoch the analyzer diagnoses the selected parents, the planner proposes
+    changes for its findings under three directives, the surrogate chooses which are edited
+    onto their parents by expected hypervolume gain per region of the front; the first epoch
+    screens the levers the findings point to; strategies/loop.py); its ablations
+    `harnesspro-no-analyzer` (the findings withheld from the planner and the surrogate's
+    priors) and `harnesspro-flat-prior` (priors centred on no effect); the previous default
+    `harnesspro-catalog` (a screening epoch, then catalog genomes on the seed by expected
+    hypervolume gain); the method before it, `harnesspro-v1` (three directives per survivor,
+    bundles along lineages); or a baseline/ablation for `harnesspro bench`; `no-synth` is
+    `harnesspro-v1` scored with a trajectory judgement instead of the frozen tests."""
     judge_trajectory: bool = True
     """A rollout passes its frozen synthesized test only when its trajectory also ends in a
     submission after a clean last tool result (improvers/testsynth/judge.py): the test checks

@@ -76,7 +76,8 @@ def improve(
     """Diagnose, plan and edit; returns this epoch's candidates to evaluate.
 
     `upstream` replaces the llm improver's configured model (tests pass a replay upstream);
-    `wrap` wraps the llm roles (the default strategy chooses among the planner's plans).
+    `wrap` wraps the roles (a strategy that chooses among the planner's plans: the llm roles
+    of `harnesspro-catalog`, either mode's of the loop).
     """
     llm = ctx.config.evolution.improver == "llm"
     inputs = improver_inputs(ctx, epoch, parent_ids, diffs=llm)
@@ -87,7 +88,7 @@ def improve(
             catalog = CatalogImprover(
                 ctx.config.sandbox.backend, evolution.plan_bundle, explore, evolution.plans_disjoint
             )
-            return run_roles(ctx, inputs, catalog)
+            return run_roles(ctx, inputs, wrap(catalog) if wrap else catalog)
         sandbox = ctx.config.sandbox
         with search_account(ctx, epoch, upstream) as account:
             bundle = ctx.config.evolution.plan_bundle

@@ -12,6 +12,7 @@ from harnesspro.evolution.epoch import epoch_zero, rollout_cap, run_epoch, stopp
 from harnesspro.evolution.finish import finish_run
 from harnesspro.evolution.refresh import refresh_coreset
 from harnesspro.evolution.select_step import recorded
+from harnesspro.evolution.strategies import make_strategy
 from harnesspro.evolution.strategies.state import seed_space
 from harnesspro.evolution.surface import surface_line
 from harnesspro.run.context import RunContext
@@ -39,7 +40,9 @@ def check_start(ctx: RunContext) -> None:
 def announce_surface(ctx: RunContext) -> None:
     """One line at the start when the seed declares no knobs: only written changes apply."""
     name = ctx.config.harness.seed.name if ctx.config.harness.seed else "seed"
-    line = surface_line(name, len(seed_space(ctx)), ctx.config.evolution.improver)
+    evo = ctx.config.evolution
+    writes = make_strategy(evo.strategy).writes_changes
+    line = surface_line(name, len(seed_space(ctx)), evo.improver, writes)
     if line:
         ctx.console.print(line, markup=False)
 

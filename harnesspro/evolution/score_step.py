@@ -5,6 +5,7 @@ recorded."""
 from __future__ import annotations
 
 from harnesspro.evaluation.scoring import PendingRollout, checks_sandbox, load_frozen, verdicts
+from harnesspro.evolution.strategies import make_strategy
 from harnesspro.run.context import RunContext
 
 
@@ -14,7 +15,7 @@ def score_pending(ctx: RunContext) -> None:
     (the work was cut short by our side), nor rollouts of tasks with no scorable test."""
     tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
     rollouts = ctx.ledger.rollouts()
-    judge_only = ctx.config.evolution.strategy == "no-synth"
+    judge_only = make_strategy(ctx.config.evolution.strategy).judge_only
     if judge_only:
         tasks = [*ctx.splits.coreset, *ctx.splits.validation]
         rows = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(tasks)]

@@ -13,6 +13,7 @@ from harnesspro.evaluation.selection.select import (
     SelectionInput,
     select,
 )
+from harnesspro.evolution.strategies import make_strategy
 from harnesspro.improvers.planner.features import Features, measured_changes
 from harnesspro.improvers.planner.measured import shrunk_points
 from harnesspro.run.context import SEED_ID, RunContext
@@ -20,10 +21,6 @@ from harnesspro.run.validation_scores import pooled_scores
 
 HV_REF_KEY = "hypervolume_ref_cost"
 """Ledger meta key of the fixed reference point (pass rate 0, this cost or token count)."""
-SINGLE_OBJECTIVE = frozenset({"rho"})
-"""Strategies that optimise pass rate alone: every operating point is the best pass rate."""
-SHRUNK = frozenset({"harnesspro"})
-"""Strategies whose operating points are chosen on the surrogate's posterior means."""
 SHRUNK_REPORT = "shrunk.csv"
 
 
@@ -43,7 +40,7 @@ def select_epoch(ctx: RunContext, epoch: int) -> Selected:
         modes={m: (w.alpha, w.beta) for m, w in ctx.config.selection.modes.items()},
         max_survivors=ctx.config.evolution.max_survivors,
         shrunk=shrunk_points_of(ctx, scores),
-        single_objective=ctx.config.evolution.strategy in SINGLE_OBJECTIVE,
+        single_objective=make_strategy(ctx.config.evolution.strategy).single_objective,
         ref_cost=None if stored is None else float(stored),
     )
     chosen = select(inputs)
@@ -56,10 +53,10 @@ def select_epoch(ctx: RunContext, epoch: int) -> Selected:
 def shrunk_points_of(
     ctx: RunContext, scores: dict[str, Score]
 ) -> dict[str, tuple[float, float]] | None:
-    """The surrogate's posterior means to choose on (strategies in SHRUNK, dollar axis, not
+    """The surrogate's posterior means to choose on (a `shrunk` strategy, dollar axis, not
     validated; free-form changes are features too), written beside the raw ones to
     reports/shrunk.csv; None: choose on the measured points."""
-    if ctx.config.evolution.strategy not in SHRUNK:
+    if not make_strategy(ctx.config.evolution.strategy).shrunk:
         return None
     if ctx.config.selection.validated or axis_of(scores) != "dollars":
         return None  # the surrogate models coreset dollars only

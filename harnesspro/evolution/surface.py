@@ -13,16 +13,23 @@ FREE_FORM_ONLY = (
 )
 
 
-def surface_line(name: str, genes: int, improver: str) -> str:
-    """The start-of-run line for a seed with no genes ('' when it has some)."""
+def surface_line(name: str, genes: int, improver: str, writes: bool = False) -> str:
+    """The start-of-run line for a seed with no genes ('' when it has some); `writes`: the
+    strategy's offline improver writes changes of its own."""
     if genes:
         return ""
-    what = (
-        "only changes the llm improver writes are tried"
-        if improver == "llm"
-        else "improver 'catalog' has nothing to change on it: set evolution.improver: llm "
-        "to try written changes"
-    )
+    if improver == "llm":
+        what = "only changes the llm improver writes are tried"
+    elif writes:
+        what = (
+            "only the changes the rule-based improver writes are tried (set "
+            "evolution.improver: llm for the model's)"
+        )
+    else:
+        what = (
+            "improver 'catalog' has nothing to change on it: set evolution.improver: llm "
+            "to try written changes"
+        )
     return FREE_FORM_ONLY.format(name=name, what=what)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from harnesspro.core.config import RunConfig
 from harnesspro.core.knobs import KnobError
 from harnesspro.core.model_config import Price
+from harnesspro.core.search_config import ANALYZED_EVERY_EPOCH, GAIN_CHOSEN
 from harnesspro.improvers.account import improver_price
 from harnesspro.improvers.planner.space import space_of
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
@@ -117,11 +118,12 @@ def children(config: RunConfig, epoch: int) -> int:
     evo = config.evolution
     parents = 1 if epoch == 1 else evo.max_survivors
     capped = config.evaluation.max_rollouts is not None
-    if evo.strategy == "harnesspro":
+    if evo.strategy in GAIN_CHOSEN:
         if epoch == 1 and screens(config):
             return SCREEN_ROWS
         picks = DIRECTIVES if capped else GAIN_PICKS
-        return min(parents * DIRECTIVES, picks) if evo.improver == "llm" else picks
+        planned_only = evo.improver == "llm" and evo.strategy not in ANALYZED_EVERY_EPOCH
+        return min(parents * DIRECTIVES, picks) if planned_only else picks
     if evo.strategy == "nsga2":
         return POP_SIZE - 1 if epoch == 1 else POP_SIZE
     return parents * (1 if evo.strategy == "balance" else DIRECTIVES)
@@ -166,6 +168,8 @@ def improver_calls(config: RunConfig, sizes: SplitSizes, typical: bool) -> dict[
         steps = TYPICAL_EDIT_STEPS if typical else evo.improver_model.max_edit_steps
         steps = min(steps, evo.improver_model.max_edit_steps)
         calls["analyzer"] = calls["planner"] = parents * tries
+        if evo.strategy in ANALYZED_EVERY_EPOCH:  # its screening epoch diagnoses the seed too
+            calls["analyzer"] = parent_steps(config) * tries
         calls["editor"] = edits * steps * (1 if typical else EDIT_ATTEMPTS)
     if evo.synthesizer == "llm":
         tasks = min(config.evaluation.validation_tasks or sizes.validation, sizes.validation)
@@ -179,7 +183,7 @@ def llm_steps(config: RunConfig) -> tuple[int, int]:
     knobs), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
     cap, else 9 (strategies/llm_gain.py)."""
     parents, evo = parent_steps(config), config.evolution
-    if evo.strategy != "harnesspro":
+    if evo.strategy not in GAIN_CHOSEN:
         return parents, parents * DIRECTIVES
     screened = 1 if evo.epochs and screens(config) else 0
     picks = GAIN_PICKS if config.evaluation.max_rollouts is None else DIRECTIVES

@@ -7,6 +7,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.core.records import Candidate, Plan
+from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.catalog_roles import propose_with
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.planner.catalog import plan_all
@@ -23,6 +24,6 @@ def balanced_plans(
     return [p for p in plans if p.directive == "balanced"]
 
 
-class Balance:
+class Balance(Plain):
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         return propose_with(ctx, epoch, parents, balanced_plans)

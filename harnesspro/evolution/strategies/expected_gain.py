@@ -1,5 +1,5 @@
-"""`harnesspro` (the default): screen the levers, model their effects, propose by expected
-hypervolume gain.
+"""`harnesspro-catalog` (the default before the loop): screen the levers, model their
+effects, propose by expected hypervolume gain.
 
 A candidate is a set of catalog mechanisms applied to the seed (planner/space.py). The first
 epoch screens: a balanced design (planner/screening.py) puts each mechanism in about half of
@@ -18,7 +18,7 @@ import numpy as np
 
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.improve import improve
-from harnesspro.evolution.strategies import llm_gain
+from harnesspro.evolution.strategies import Plain, llm_gain
 from harnesspro.evolution.strategies.nsga2 import journaled_children
 from harnesspro.evolution.strategies.proposals import forecast_of, plan_of, propose
 from harnesspro.evolution.strategies.state import SearchState, search_state, seed_space
@@ -30,10 +30,16 @@ from harnesspro.run.context import SEED_ID, RunContext
 MAX_SCREEN, MIN_SCREEN = 9, 4
 
 
+def screening_rows(affordable: int | None) -> int:
+    """Rows of the screening: two thirds of the candidates the cap affords, 4-9 (9 uncapped)."""
+    if affordable is None:
+        return MAX_SCREEN
+    return min(MAX_SCREEN, max(MIN_SCREEN, affordable * 2 // 3))
+
+
 def screening_plans(state: SearchState) -> list[Plan]:
     """The first epoch: a balanced design; two thirds of what the cap affords (4-9 rows)."""
-    budget, space = state.affordable, state.space
-    rows = MAX_SCREEN if budget is None else min(MAX_SCREEN, max(MIN_SCREEN, budget * 2 // 3))
+    space, rows = state.space, screening_rows(state.affordable)
     every = space.all_genomes()[1:]  # the non-empty genomes (the first row is the seed's)
     design = (
         every  # a space this small is screened whole
@@ -81,10 +87,12 @@ def plans_for(state: SearchState) -> list[Plan]:
     return gain_plans(state, 3 if state.affordable is None else 1)
 
 
-class ExpectedGain:
+class ExpectedGain(Plain):
     """Journaled as NSGA-II is: the epoch's plans once drawn, then each edit. With improver
     'llm' the screening is the same; later epochs the llm planner proposes and the surrogate
     chooses among its plans and the catalog's combinations (strategies/llm_gain.py)."""
+
+    shrunk = True
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         if ctx.config.evolution.improver == "llm" and not screens(ctx, epoch):

@@ -8,6 +8,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.core.records import DIRECTIVES, Candidate, Plan
+from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.catalog_roles import PlanFn, propose_with, untried
 from harnesspro.harness.mechanisms.catalog import CATALOG, Mechanism, bundle_name
 from harnesspro.improvers.inputs import ImproverInputs
@@ -40,7 +41,7 @@ def random_directive_plans(size: int) -> PlanFn:
     return plans_for
 
 
-class NoPlanner:
+class NoPlanner(Plain):
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         size = ctx.config.evolution.plan_bundle
         return propose_with(ctx, epoch, parents, random_directive_plans(size))

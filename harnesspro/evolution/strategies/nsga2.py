@@ -26,6 +26,7 @@ from pymoo.problems.static import StaticProblem
 
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
+from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.mechanisms.genes import parts_in
@@ -91,7 +92,7 @@ def apply_genome(worktree: Path, plan: Plan, feedback: str) -> str:
     return f"catalog mechanisms {plan.mechanism}"
 
 
-class NSGA2Search:
+class NSGA2Search(Plain):
     """Journaled like the method's improve step (harnesspro/core/journal.py): the epoch's offspring
     once drawn, then each edit with its candidate and plan row, so a resumed epoch redraws
     nothing and redoes only an edit a crash interrupted."""

@@ -7,6 +7,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.core.records import DIRECTIVES, Candidate, Plan
+from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.catalog_roles import propose_with, untried
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.run.context import RunContext
@@ -25,6 +26,6 @@ def random_plans(
     return plans
 
 
-class RandomEdits:
+class RandomEdits(Plain):
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         return propose_with(ctx, epoch, parents, random_plans)

@@ -1,6 +1,6 @@
 """`rho`: single-objective search as in RHO - the same analyzer and editor, plans ranked by
 predicted pass-rate gain alone (the three best per parent), and selection on pass rate only
-(`SINGLE_OBJECTIVE`: every operating point is the best pass rate)."""
+(`single_objective`: every operating point is the best pass rate)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import random
 from collections.abc import Mapping
 
 from harnesspro.core.records import DIRECTIVES, Candidate, Plan
+from harnesspro.evolution.strategies import Plain
 from harnesspro.evolution.strategies.catalog_roles import propose_with, untried
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.improvers.inputs import ImproverInputs
@@ -40,6 +41,8 @@ def pass_first_plans(
     return plans
 
 
-class SingleObjective:
+class SingleObjective(Plain):
+    single_objective = True
+
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
         return propose_with(ctx, epoch, parents, pass_first_plans)

@@ -74,11 +74,16 @@ def preference(directive: Directive, p: Prediction) -> tuple[float, ...]:
 
 def agrees(directive: Directive, p: Prediction) -> bool:
     """Whether a mechanism's predicted effect serves the directive on its own."""
+    return serves(directive, p.d_pass, p.d_cost)
+
+
+def serves(directive: Directive, d_pass: float, d_cost: float) -> bool:
+    """Whether a predicted change (pass rate, relative cost) serves the directive."""
     if directive == "cost-first":
-        return p.d_cost < 0 and p.d_pass >= -MAX_PASS_LOSS
+        return d_cost < 0 and d_pass >= -MAX_PASS_LOSS
     if directive == "performance-first":
-        return p.d_pass > 0
-    return p.d_pass - p.d_cost > 0
+        return d_pass > 0
+    return d_pass - d_cost > 0
 
 
 def bundle_for(

@@ -13,7 +13,7 @@ import pandas as pd
 from harnesspro.core.metrics import row_tokens, scored
 from harnesspro.core.records import Candidate, Score
 from harnesspro.improvers.planner.features import Features, genome_in
-from harnesspro.improvers.planner.surrogate import Observations, Surrogate, fit
+from harnesspro.improvers.planner.surrogate import Observations, Prior, Surrogate, fit
 
 Genomes = dict[str, npt.NDArray[np.bool_]]
 CATALOG_ONLY = Features()  # no free-form changes: catalog mechanisms only
@@ -60,11 +60,13 @@ def surrogate_of(
     candidates: Mapping[str, Candidate],
     scores: Mapping[str, Score],
     features: Features = CATALOG_ONLY,
+    prior: Prior | None = None,
 ) -> tuple[Surrogate, Genomes]:
-    """The surrogate fit to every measured candidate `features` describes, and their genomes."""
+    """The surrogate fit to every measured candidate `features` describes, and their genomes;
+    its prior means are `prior`'s, else the features' own (the catalog's expectations)."""
     genomes = measured_genomes(candidates, sorted(scores), features)
     obs = observations(rollouts, coreset, genomes, len(features.names))
-    return fit(obs, features.prior()), genomes
+    return fit(obs, prior or features.prior()), genomes
 
 
 def shrunk_points(
