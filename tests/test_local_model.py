@@ -217,3 +217,16 @@ def test_harnesspro_rollout_on_a_local_server_the_command_starts(tmp_path: Path)
     calls = [json.loads(line) for line in (out / "gateway.jsonl").read_text().splitlines()]
     assert any(c["status"] == 200 and c["output"] > 0 for c in calls), calls
     assert (out / "llama-server.log").is_file()
+
+
+def test_the_bench_refuses_a_real_model_in_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harnesspro.cli import main
+
+    config = tmp_path / "local.yaml"
+    config.write_text(f"model: {{upstream: llama-cpp, gguf: {tmp_path / 'm.gguf'}}}\n")
+    assert main(["bench", "--config", str(config), "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "harnesspro calibrate" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "b").exists()

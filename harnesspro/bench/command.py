@@ -168,6 +168,11 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     base = load_config(args.config, [*args.set, *fast])
     if args.workers < 1:
         raise ConfigError(f"--workers {args.workers}: give 1 or more processes.")
+    if base.model.upstream != "scripted":
+        raise ConfigError(
+            f"{args.config}: harnesspro bench runs the scripted world's behaviour profiles "
+            "(model.upstream: scripted); measure a real model with `harnesspro calibrate`."
+        )
     # None: each run keeps the config's seed, in runs/<variant>-p<profile> as before
     units = unit_seeds(args)
     seeds = list(units)
