@@ -60,6 +60,9 @@ def test_an_unknown_mechanism_in_a_plan_is_one_sentence(tmp_path: Path) -> None:
 def test_the_table_runs_attempt_by_attempt_and_resumes(tmp_path: Path) -> None:
     plan = plan_of(variants=[{"name": "x"}, {"name": "y", "kind": "single"}], parallel=1)
     harnesses = {"x": tmp_path / "x", "y": tmp_path / "y"}
+    for folder in harnesses.values():
+        folder.mkdir()
+        (folder / "harness.toml").write_text(f"# {folder.name}\n")
     table = tmp_path / "table.jsonl"
     seen: list[tuple[str, str, int]] = []
 
@@ -80,3 +83,7 @@ def test_the_table_runs_attempt_by_attempt_and_resumes(tmp_path: Path) -> None:
     assert run_table(plan, harnesses, table, run) == 1
     assert seen == [("y", "b", 1)]
     assert len(done_keys(table)) == 8
+    # A variant whose files changed is not resumed into the old rows.
+    (harnesses["y"] / "harness.toml").write_text("# changed\n")
+    with pytest.raises(ConfigError, match="variant y is built from other files"):
+        run_table(plan, harnesses, table, run)

@@ -17,6 +17,7 @@ A plan (YAML) names the variants and the tasks:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import threading
@@ -101,6 +102,24 @@ def build_variant(seed: Path, plan: Plan, variant: Variant, plan_dir: Path, out:
     return target
 
 
+def harness_digest(folder: Path) -> str:
+    """A short hash of a harness folder's files (names and bytes)."""
+    digest = hashlib.sha256()
+    for path in sorted(
+        p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def changed_variants(rows: list[dict[str, Any]], digests: dict[str, str]) -> list[str]:
+    """Variants whose rows were measured on other files than they are built from now."""
+    return sorted(
+        {r["variant"] for r in rows
+         if r.get("harness") and r["variant"] in digests and r["harness"] != digests[r["variant"]]}
+    )  # fmt: skip
+
+
 def row_key(variant: str, task: str, attempt: int) -> str:
     return f"{variant}|{task}|{attempt}"
 
@@ -137,6 +156,13 @@ Runner = Callable[[Path, str, int], dict[str, Any]]
 def run_table(plan: Plan, harnesses: dict[str, Path], table: Path, run: Runner) -> int:
     """Run every missing row of the plan, appending each as it finishes; rows written."""
     done = done_keys(table)
+    digests = {name: harness_digest(folder) for name, folder in harnesses.items()}
+    changed = changed_variants(read_rows(table), digests)
+    if changed:
+        raise ConfigError(
+            f"{table}: variant {changed[0]} is built from other files than its rows were "
+            "measured on (the seed or the plan changed); write the table to a new --out."
+        )
     if table.is_file() and not table.read_bytes().endswith(b"\n"):
         with table.open("a") as sink:  # a line a crash cut short stays a line of its own
             sink.write("\n")
@@ -147,7 +173,7 @@ def run_table(plan: Plan, harnesses: dict[str, Path], table: Path, run: Runner) 
         variant, task, attempt = item
         row = run(harnesses[variant.name], task, attempt)
         row = {"variant": variant.name, "kind": variant.kind, "task": task, "attempt": attempt,
-               **row}  # fmt: skip
+               "harness": digests[variant.name], **row}  # fmt: skip
         with lock, table.open("a") as sink:
             sink.write(json.dumps(row) + "\n")
 
