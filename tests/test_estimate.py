@@ -39,12 +39,13 @@ def test_the_estimate_matches_a_hand_count() -> None:
     price = Price(input=1.0, output=2.0)
     est = estimate(config, SplitSizes(coreset=3, validation=4, test=2), price, price)
     # coreset: seed 3 tasks x G 2, then 1 epoch x 1 parent x 3 plans x 3 x 2 = 6 + 18
-    # validation: 4 tasks x 1 rollout for the seed and for the epoch's one new pick = 8
-    assert (est.search_rollouts, est.heldout_rollouts) == (24 + 8, 2 * 1 * 5)
+    # validation: 4 tasks x G 2 for the seed (its rollouts write the frozen tests:
+    # evaluation/validation.py) + 4 tasks x 1 for the epoch's one new pick = 12
+    assert (est.search_rollouts, est.heldout_rollouts) == (24 + 12, 2 * 1 * 5)
     # a rollout of 2 calls (its cap): input 1500 + 1900, output 2 x 300, at $1/$2 per M
     per_rollout = (3400 * 1.0 + 600 * 2.0) / 1e6
-    assert est.target_dollars == pytest.approx(32 * per_rollout)
-    assert est.target_dollars_max == pytest.approx(32 * per_rollout)
+    assert est.target_dollars == pytest.approx(36 * per_rollout)
+    assert est.target_dollars_max == pytest.approx(36 * per_rollout)
     assert est.heldout_dollars == pytest.approx(10 * per_rollout)  # its own account
     # expected calls: analyzer 1, planner 1, editor 3 plans x 4 steps (max_edit_steps caps
     # the typical 6), synthesizer 3 + 4 tasks

@@ -144,8 +144,11 @@ def search_rollouts(config: RunConfig, sizes: SplitSizes) -> int:
     merges = parent_steps(config) if evo.composer else 0  # a merge per parent
     coreset = sizes.coreset * g * (1 + made + merges)
     tasks = min(ev.validation_tasks or sizes.validation, sizes.validation)
-    per_candidate = tasks * (g if ev.validation_rollouts is None else ev.validation_rollouts)
-    validation = per_candidate * (1 + evo.epochs * evo.max_survivors)  # a new pick once
+    each = g if ev.validation_rollouts is None else ev.validation_rollouts
+    # the seed gets at least G a task (its rollouts write the frozen validation tests), a new
+    # pick `each` once (evaluation/validation.py)
+    seed = tasks * (max(each, g) if each > 0 else 0)
+    validation = seed + tasks * each * evo.epochs * evo.max_survivors
     confirmation = evo.confirm_reserve(sizes.coreset)
     total = coreset + validation + confirmation
     return total if ev.max_rollouts is None else min(total, ev.max_rollouts)
