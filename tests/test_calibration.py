@@ -18,6 +18,7 @@ from harnesspro.bench.calibration import (
     load_plan,
     run_table,
 )
+from harnesspro.bench.calibration_report import report
 from harnesspro.core.config_base import ConfigError
 from harnesspro.run.context import seed_template
 
@@ -87,3 +88,46 @@ def test_the_table_runs_attempt_by_attempt_and_resumes(tmp_path: Path) -> None:
     (harnesses["y"] / "harness.toml").write_text("# changed\n")
     with pytest.raises(ConfigError, match="variant y is built from other files"):
         run_table(plan, harnesses, table, run)
+
+
+def test_the_report_by_hand() -> None:
+    """Two tasks x 2 attempts. Base: t1 passes once, t2 never (t1 flips). m1: t1 twice, t2
+    once (+0.5 on each task). m2: like the base (0 on each). m1+m2: t1 twice, t2 twice (+0.5,
+    +1.0), so its interaction against m1 + m2 is 0 on t1 and +0.5 on t2. Tokens: 100 a
+    rollout for the base, 150 for m1 (+50%)."""
+    plan = plan_of(
+        variants=[
+            {"name": "base", "kind": "base"},
+            {"name": "m1", "kind": "single", "mechanisms": ["step_cap"]},
+            {"name": "m2", "kind": "single", "mechanisms": ["concise_prompt"]},
+            {"name": "both", "kind": "pair", "mechanisms": ["step_cap", "concise_prompt"]},
+        ]
+    )
+    passes = {
+        "base": {"t1": [True, False], "t2": [False, False]},
+        "m1": {"t1": [True, True], "t2": [True, False]},
+        "m2": {"t1": [False, True], "t2": [False, False]},
+        "both": {"t1": [True, True], "t2": [True, True]},
+    }
+    tokens = {"base": 100, "m1": 150, "m2": 100, "both": 100}
+    rows = [
+        {"variant": v, "task": t, "attempt": a, "official_pass": p, "status": "ok",
+         "input_tokens": tokens[v] - 10, "output_tokens": 10}
+        for v, by_task in passes.items() for t, ps in by_task.items() for a, p in enumerate(ps)
+    ]  # fmt: skip
+    rows.append({"variant": "m1", "task": "t2", "attempt": 2, "official_pass": None,
+                 "status": "infra_error"})  # fmt: skip  # never a failure
+    by_name = {r.name: r for r in report(plan, rows)}
+    base, m1, m2, both = (by_name[n] for n in ("base", "m1", "m2", "both"))
+    assert base.pass_effect is None and base.flip_share == 0.5 and base.rollouts == 4
+    assert m1.rollouts == 4 and m1.pass_rate == 0.75
+    assert m1.pass_effect is not None and m1.pass_effect.mean == pytest.approx(0.5)
+    assert (m1.pass_effect.low, m1.pass_effect.high) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert m1.token_effect is not None and m1.token_effect.mean == pytest.approx(0.5)
+    assert m1.task_spread == 0.0 and m1.flip_share == 0.5
+    assert m2.pass_effect is not None and m2.pass_effect.mean == pytest.approx(0.0)
+    assert both.interaction is not None and both.interaction.mean == pytest.approx(0.25)
+    assert both.interaction.low == pytest.approx(0.0) and both.interaction.high == pytest.approx(
+        0.5
+    )
+    assert m1.interaction is None

@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
     )
     calibrate.add_argument("--out", required=True, type=Path, help="the table (JSONL), resumed")
     calibrate.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    calibrate.add_argument("--tasks", help="comma-separated task ids instead of the plan's")
     return {"calibrate": cmd_calibrate}
 
 
@@ -56,12 +57,16 @@ def row(result: RolloutResult) -> dict[str, Any]:
 
 def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
     plan = load_plan(args.plan)
+    if args.tasks:
+        plan = plan.model_copy(update={"tasks": [t for t in args.tasks.split(",") if t]})
     if args.report:
         for line in describe(report(plan, read_rows(args.out))):
             console.print(line, markup=False, highlight=False)
         return 0
     if args.config is None:
         raise ConfigError("harnesspro calibrate: give --config FILE to run rows, or --report.")
+    if not plan.tasks:
+        raise ConfigError(f"{args.plan}: the plan names no tasks; list them or pass --tasks.")
     one = OneRollout.of(load_config(args.config, args.set))
     suite = suite_dir(plan.suite)
     tasks: dict[str, Task] = {t: load_task(suite / t) for t in plan.tasks}
