@@ -16,7 +16,7 @@ import yaml
 from harnesspro.cli import main
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
-from harnesspro.evolution.strategies import STRATEGIES
+from harnesspro.evolution.strategies import STRATEGIES, Plain
 from harnesspro.improvers.editor.apply import apply_plan, catalog_edit
 from harnesspro.run.context import RunContext
 from tests.conftest import tiny_config
@@ -38,7 +38,7 @@ def padded(worktree: Path, plan: Plan, feedback: str) -> str:
     return "filler prompt and a two-call cap"
 
 
-class PaddedAndCompressed:
+class PaddedAndCompressed(Plain):
     """Proposes, from the seed, the padded harness and the catalog's compress_output."""
 
     def propose(self, ctx: RunContext, epoch: int, parents: list[str]) -> list[Candidate]:
