@@ -131,3 +131,12 @@ def test_the_report_by_hand() -> None:
         0.5
     )
     assert m1.interaction is None
+
+
+def test_report_refuses_a_config_it_would_ignore(tmp_path: Path) -> None:
+    from harnesspro.cli import main
+
+    plan = Path(__file__).resolve().parents[1] / "docs/calibration/screen.yaml"
+    argv = ["calibrate", str(plan), "--out", str(tmp_path / "t.jsonl"), "--report"]
+    assert main([*argv, "--config", "configs/quickstart.yaml"]) == 2
+    assert main(argv) == 0

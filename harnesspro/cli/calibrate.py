@@ -60,6 +60,10 @@ def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
     if args.tasks:
         plan = plan.model_copy(update={"tasks": [t for t in args.tasks.split(",") if t]})
     if args.report:
+        if args.config is not None or args.set:
+            raise ConfigError(
+                "harnesspro calibrate --report reads the table only; drop --config and --set."
+            )
         for line in describe(report(plan, read_rows(args.out))):
             console.print(line, markup=False, highlight=False)
         return 0
