@@ -140,3 +140,22 @@ def test_report_refuses_a_config_it_would_ignore(tmp_path: Path) -> None:
     argv = ["calibrate", str(plan), "--out", str(tmp_path / "t.jsonl"), "--report"]
     assert main([*argv, "--config", "configs/quickstart.yaml"]) == 2
     assert main(argv) == 0
+
+
+def test_an_infrastructure_fault_is_run_again_on_resume(tmp_path: Path) -> None:
+    plan = plan_of(variants=[{"name": "x"}], parallel=1)
+    harness = tmp_path / "x"
+    harness.mkdir()
+    table = tmp_path / "table.jsonl"
+    faults = {("a", 1)}
+
+    def run(folder: Path, task: str, attempt: int) -> dict[str, Any]:
+        if (task, attempt) in faults:
+            return {"status": "infra_error", "official_pass": None}
+        return {"status": "ok", "official_pass": True}
+
+    assert run_table(plan, {"x": harness}, table, run) == 4
+    assert len(done_keys(table)) == 3  # the fault is not a measured row
+    faults.clear()
+    assert run_table(plan, {"x": harness}, table, run) == 1
+    assert len(done_keys(table)) == 4

@@ -125,8 +125,13 @@ def row_key(variant: str, task: str, attempt: int) -> str:
 
 
 def done_keys(table: Path) -> set[str]:
-    """Rows already in the table (a line cut off by a crash is ignored)."""
-    return {row_key(r["variant"], r["task"], r["attempt"]) for r in read_rows(table)}
+    """Rows already measured (a line cut off by a crash, or an infrastructure fault, is run
+    again on resume)."""
+    return {
+        row_key(r["variant"], r["task"], r["attempt"])
+        for r in read_rows(table)
+        if r.get("status") != "infra_error"
+    }
 
 
 def read_rows(table: Path) -> list[dict[str, Any]]:

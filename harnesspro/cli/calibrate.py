@@ -19,6 +19,7 @@ from harnesspro.core.config import load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import RolloutResult, Task
 from harnesspro.run.context import seed_template
+from harnesspro.execution.llama.server import ServerError, answers
 from harnesspro.run.local_model import serving
 from harnesspro.tasks.loader import load_task, suite_dir
 
@@ -87,6 +88,11 @@ def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
 
         def run_row(harness: Path, task: str, attempt: int) -> dict[str, Any]:
             result = live.roll(harness, tasks[task], f"{one.run.seed}:{task}:{attempt}")
+            if result.status == "infra_error" and url is not None and not answers(url):
+                raise ServerError(
+                    f"the llama.cpp server stopped answering (log: {work / 'llama-server.log'});"
+                    " the table keeps its rows: rerun the same command to resume."
+                )
             kept = trajectories / harness.name / f"{task}-{attempt}.jsonl"
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_text(result.chat_log or result.trajectory)

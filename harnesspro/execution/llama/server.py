@@ -68,7 +68,7 @@ def server_installed() -> bool:
     return all(importlib.util.find_spec(m) for m in ("llama_cpp", "uvicorn", "fastapi"))
 
 
-def _answers(url: str) -> bool:
+def answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(f"{url}/models", timeout=5) as reply:
             return bool(reply.status == 200)
@@ -97,7 +97,7 @@ class LlamaServer:
             )  # fmt: skip
         url = f"http://127.0.0.1:{port}/v1"
         deadline = time.monotonic() + self.ready_timeout_s
-        while not _answers(url):
+        while not answers(url):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise ServerError(
