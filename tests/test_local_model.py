@@ -26,6 +26,7 @@ from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE
 from harnesspro.execution.llama import gguf
 from harnesspro.execution.llama.server import LlamaServer, ServerSettings, server_argv
 from harnesspro.execution.llama.upstream import _final
+from harnesspro.improvers.account import make_improver_upstream
 from harnesspro.run.book import rollout_settings
 
 
@@ -231,3 +232,25 @@ def test_the_bench_refuses_a_real_model_in_one_sentence(
     err = capsys.readouterr().err
     assert "harnesspro calibrate" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "b").exists()
+
+
+def test_the_llm_improver_on_a_local_model_talks_to_the_runs_own_server() -> None:
+    model = {"name": "qwen", "upstream": "llama-cpp", "gguf": "qwen"}
+    config = RunConfig.model_validate({"model": model, "evolution": {"improver": "llm"}})
+    improver = config.evolution.improver_model
+    assert (improver.name, improver.upstream) == ("qwen", "llama-cpp")  # the target's model
+    with pytest.raises(ConfigError, match="does not start"):
+        make_improver_upstream(improver)  # a command with no server of its own
+    upstream = make_improver_upstream(improver, "http://127.0.0.1:9/v1")
+    assert str(upstream.inner.client.base_url).startswith("http://127.0.0.1:9/v1")
+    elsewhere = {"improver": "llm", "improver_model": {"upstream": "llama-cpp"}}
+    with pytest.raises(ValueError, match="runs only with model.upstream: llama-cpp"):
+        RunConfig.model_validate({"evolution": elsewhere})
+
+
+def test_an_improver_section_without_an_upstream_keeps_its_keys_on_the_target() -> None:
+    model = {"name": "qwen", "upstream": "llama-cpp", "gguf": "qwen"}
+    evolution = {"improver": "llm", "improver_model": {"timeout_s": 900}}
+    improver = RunConfig.model_validate({"model": model, "evolution": evolution})
+    chosen = improver.evolution.improver_model
+    assert (chosen.upstream, chosen.name, chosen.timeout_s) == ("llama-cpp", "qwen", 900)

@@ -18,8 +18,8 @@ from harnesspro.cli.rollout import OneRollout
 from harnesspro.core.config import load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.records import RolloutResult, Task
-from harnesspro.run.context import seed_template
 from harnesspro.execution.llama.server import ServerError, answers
+from harnesspro.run.context import seed_template
 from harnesspro.run.local_model import serving
 from harnesspro.tasks.loader import load_task, suite_dir
 

@@ -67,22 +67,33 @@ class RunConfig(Strict):
     @model_validator(mode="before")
     @classmethod
     def _improver_on_the_target(cls, data: Any) -> Any:
-        """An llm role with no `improver_model` uses the target model's endpoint when that is
-        a real one (never, silently, the offline stand-in)."""
+        """An llm role whose `improver_model` names no upstream uses the target model's
+        endpoint when that is a real one (never, silently, the offline stand-in); the section's
+        own keys (a timeout, a context size) stay."""
         if not isinstance(data, dict):
             return data
         evolution, model = data.get("evolution"), data.get("model")
         if not isinstance(evolution, dict) or not isinstance(model, dict):
             return data
         llm = "llm" in (evolution.get("improver"), evolution.get("synthesizer"))
-        if llm and "improver_model" not in evolution and model.get("upstream") == "openai":
-            keys = ("name", "upstream", "base_url", "api_key_env", "allow_unpriced")
-            target = {k: model[k] for k in keys if k in model}
-            data = {**data, "evolution": {**evolution, "improver_model": target}}
+        upstream, own = model.get("upstream"), evolution.get("improver_model") or {}
+        if llm and isinstance(own, dict) and "upstream" not in own:
+            if upstream in ("openai", "llama-cpp"):
+                keys: tuple[str, ...] = ("name", "upstream", "allow_unpriced")
+                keys += ("base_url", "api_key_env") if upstream == "openai" else ()
+                target = {k: model[k] for k in keys if k in model}
+                data = {**data, "evolution": {**evolution, "improver_model": {**target, **own}}}
         return data
 
     @model_validator(mode="after")
     def _refresh_needs_validation(self) -> RunConfig:
+        improver = self.evolution.improver_model
+        if improver.upstream == "llama-cpp" and self.model.upstream != "llama-cpp":
+            raise ValueError(
+                "evolution.improver_model.upstream llama-cpp uses the run's own llama.cpp "
+                "server, which runs only with model.upstream: llama-cpp; use openai with a "
+                "base_url instead"
+            )
         if self.coreset.refresh == "failures" and self.evaluation.validation_rollouts == 0:
             raise ValueError(
                 "coreset.refresh: failures finds unsolved tasks by validation rollouts, so "

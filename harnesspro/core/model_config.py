@@ -160,9 +160,10 @@ class ImproverConfig(Strict):
 
     name: str = "scripted"
     """Model name the improver roles ask for."""
-    upstream: Literal["scripted", "openai", "replay"] = "scripted"
+    upstream: Literal["scripted", "openai", "replay", "llama-cpp"] = "scripted"
     """scripted = an offline stand-in that answers from the catalog; openai = an
-    OpenAI-compatible API; replay = recorded replies from `replay_log`, in order."""
+    OpenAI-compatible API; replay = recorded replies from `replay_log`, in order; llama-cpp =
+    the run's own llama.cpp server (needs `model.upstream: llama-cpp`): the model it serves."""
     base_url: str | None = None
     """Base URL of the OpenAI-compatible upstream (upstream: openai)."""
     api_key_env: str | None = None
@@ -193,4 +194,9 @@ class ImproverConfig(Strict):
     def _replay_needs_a_log(self) -> ImproverConfig:
         if self.upstream == "replay" and self.replay_log is None:
             raise ValueError("upstream 'replay' needs replay_log (a JSONL of recorded replies)")
+        if self.upstream == "llama-cpp" and (self.base_url or self.api_key_env):
+            raise ValueError(
+                "upstream 'llama-cpp' talks to the run's own server: remove base_url and "
+                "api_key_env"
+            )
         return self

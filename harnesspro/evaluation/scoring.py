@@ -62,7 +62,7 @@ def synthesizer_account(ctx: RunContext) -> Iterator[SearchAccount | None]:
         return
     improver = ctx.config.evolution.improver_model
     account = SearchAccount(
-        make_improver_upstream(improver),
+        make_improver_upstream(improver, ctx.model_url),
         improver,
         improver_price(ctx.config),
         ctx.ledger,

@@ -53,7 +53,7 @@ def search_account(
     """The epoch's search-cost account; `upstream` overrides the configured one (tests)."""
     improver = ctx.config.evolution.improver_model
     account = SearchAccount(
-        upstream or make_improver_upstream(improver),
+        upstream or make_improver_upstream(improver, ctx.model_url),
         improver,
         improver_price(ctx.config),
         ctx.ledger,

@@ -51,7 +51,7 @@ def improver_price(config: RunConfig) -> Price | None:
     try:
         return lookup_price(improver.name, config.prices)
     except ConfigError:
-        if improver.allow_unpriced or improver.upstream != "openai":
+        if improver.allow_unpriced or improver.upstream not in ("openai", "llama-cpp"):
             return None
         raise ConfigError(
             f"evolution.improver_model: model '{improver.name}' has no known price; add it "
@@ -59,8 +59,9 @@ def improver_price(config: RunConfig) -> Price | None:
         ) from None
 
 
-def make_improver_upstream(improver: ImproverConfig) -> Upstream:
-    """The upstream the improver config names; provider keys stay in this process."""
+def make_improver_upstream(improver: ImproverConfig, local_url: str | None = None) -> Upstream:
+    """The upstream the improver config names; provider keys stay in this process.
+    `local_url` is the run's own llama.cpp server (upstream llama-cpp)."""
     if improver.upstream == "replay":
         if improver.replay_log is None or not improver.replay_log.is_file():
             raise ConfigError(
@@ -68,6 +69,14 @@ def make_improver_upstream(improver: ImproverConfig) -> Upstream:
                 "give the JSONL of recorded replies."
             )
         return ReplayUpstream.from_log(improver.replay_log)
+    if improver.upstream == "llama-cpp":
+        if local_url is None:
+            raise ConfigError(
+                "evolution.improver_model.upstream llama-cpp needs the run's own llama.cpp "
+                "server, which this command does not start; use openai with a base_url."
+            )
+        local: Upstream = upstream_class("llama-cpp")(local_url, timeout_s=improver.timeout_s)
+        return local
     name = "openai" if improver.upstream == "openai" else "scripted-improver"
     cls = upstream_class(name)
     if name == "openai":
@@ -171,7 +180,7 @@ class SearchAccount:
         verdict is kept in the run's search folder; the offline stand-ins are never probed)."""
         if self._format is None:
             setting = self.improver.response_format
-            if setting != "auto" or self.improver.upstream != "openai":
+            if setting != "auto" or self.improver.upstream not in ("openai", "llama-cpp"):
                 self._format = "" if setting in ("auto", "off") else setting
             else:
                 self._format = self._probed()
