@@ -77,12 +77,12 @@ class RunConfig(Strict):
             return data
         llm = "llm" in (evolution.get("improver"), evolution.get("synthesizer"))
         upstream, own = model.get("upstream"), evolution.get("improver_model") or {}
-        if llm and isinstance(own, dict) and "upstream" not in own:
-            if upstream in ("openai", "llama-cpp"):
-                keys: tuple[str, ...] = ("name", "upstream", "allow_unpriced")
-                keys += ("base_url", "api_key_env") if upstream == "openai" else ()
-                target = {k: model[k] for k in keys if k in model}
-                data = {**data, "evolution": {**evolution, "improver_model": {**target, **own}}}
+        lends = upstream in ("openai", "llama-cpp")
+        if llm and lends and isinstance(own, dict) and "upstream" not in own:
+            keys: tuple[str, ...] = ("name", "upstream", "allow_unpriced")
+            keys += ("base_url", "api_key_env") if upstream == "openai" else ()
+            target = {k: model[k] for k in keys if k in model}
+            data = {**data, "evolution": {**evolution, "improver_model": {**target, **own}}}
         return data
 
     @model_validator(mode="after")
