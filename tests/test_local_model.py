@@ -121,7 +121,6 @@ def test_server_command_line_carries_threads_context_and_format(tmp_path: Path) 
     assert pairs == {
         "--model": str(tmp_path / "m.gguf"), "--host": "127.0.0.1", "--port": "4321",
         "--n_threads": "3", "--n_ctx": "2048", "--chat_format": "chatml",
-        "--cache": "True", "--cache_size": str(512 * 1024 * 1024),
     }  # fmt: skip
     plain = server_argv(ServerSettings(tmp_path / "m.gguf", 1, 512, None, tmp_path / "l"), 1)
     assert "--chat_format" not in plain

@@ -17,10 +17,6 @@ from types import TracebackType
 from harnesspro.core.config_base import ConfigError
 
 READY_TIMEOUT_S = 300.0
-PROMPT_CACHE_BYTES = 512 * 1024 * 1024
-"""llama-cpp-python's RAM cache of evaluated prompts: with two rollouts taking turns on the
-one model, each call finds its own rollout's earlier prefix instead of evaluating it again
-(a speed setting only: the model's answers do not depend on it)."""
 """Loading a GGUF of a few hundred MB takes seconds; a busy machine may take minutes."""
 STOP_TIMEOUT_S = 10.0
 INSTALL_HINT = (
@@ -57,7 +53,8 @@ def server_argv(settings: ServerSettings, port: int, python: str = sys.executabl
     argv = [python, "-m", "llama_cpp.server", "--model", str(settings.gguf)]
     argv += ["--host", "127.0.0.1", "--port", str(port)]
     argv += ["--n_threads", str(settings.threads), "--n_ctx", str(settings.context_tokens)]
-    argv += ["--cache", "True", "--cache_size", str(PROMPT_CACHE_BYTES)]
+    # No `--cache`: llama-cpp-python's RAM prompt cache keeps a copy of the logits buffer
+    # (hundreds of MB) per entry outside its size limit, and grew one server past 22 GB here.
     if settings.chat_format:
         argv += ["--chat_format", settings.chat_format]
     return argv
