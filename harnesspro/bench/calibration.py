@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import shutil
 import threading
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from harnesspro.core.config_base import ConfigError, Strict
 from harnesspro.harness.mechanisms.catalog import CATALOG
@@ -50,6 +51,23 @@ class Variant(Strict):
     """What the row measures: seed, base, single, pair, stack or free-form."""
 
 
+class Draw(Strict):
+    """Random catalog stacks, for fitting a model over the catalog's bits: `count` stacks of
+    `smallest`..`largest` mechanisms on distinct levers (the base's levers left out), drawn
+    with `random.Random(seed)`, named draw-01, draw-02, ... (kind `drawn`)."""
+
+    count: int = Field(ge=1, le=500)
+    seed: int
+    smallest: int = Field(1, ge=1)
+    largest: int = Field(8, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Draw:
+        if self.smallest > self.largest:
+            raise ValueError("draw: smallest is above largest; swap them")
+        return self
+
+
 class Plan(Strict):
     """What a calibration table measures."""
 
@@ -57,9 +75,29 @@ class Plan(Strict):
     tasks: list[str]
     attempts: int = Field(3, ge=1, le=50)
     base: list[str] = Field(default_factory=list)
-    variants: list[Variant]
+    variants: list[Variant] = Field(default_factory=list)
+    draw: Draw | None = None
+    """Drawn stacks appended to `variants`."""
     parallel: int = Field(2, ge=1, le=16)
     """Rollouts at once (the local server queues their calls; bash and grading overlap)."""
+
+
+def drawn(draw: Draw, base: list[str]) -> list[Variant]:
+    """The plan's drawn stacks: levers shuffled, one mechanism drawn on each of the first k."""
+    rng = random.Random(draw.seed)
+    taken = {CATALOG[m].lever for m in base}
+    by_lever: dict[str, list[str]] = {}
+    for name in sorted(CATALOG):
+        if CATALOG[name].lever not in taken:
+            by_lever.setdefault(CATALOG[name].lever, []).append(name)
+    levers = sorted(by_lever)
+    largest = min(draw.largest, len(levers))
+    variants = []
+    for index in range(draw.count):
+        size = rng.randint(min(draw.smallest, largest), largest)
+        chosen = [rng.choice(by_lever[lever]) for lever in rng.sample(levers, size)]
+        variants.append(Variant(name=f"draw-{index + 1:02d}", mechanisms=chosen, kind="drawn"))
+    return variants
 
 
 def load_plan(path: Path) -> Plan:
@@ -68,10 +106,15 @@ def load_plan(path: Path) -> Plan:
         plan = Plan.model_validate(yaml.safe_load(path.read_text()))
     except (OSError, yaml.YAMLError, ValueError) as exc:
         raise ConfigError(f"{path}: not a calibration plan ({exc}); fix it.") from None
+    unknown = [m for m in plan.base if m not in CATALOG]
+    if unknown:
+        raise ConfigError(f"{path}: base: unknown mechanism {unknown[0]}.")
     for variant in plan.variants:
-        unknown = [m for m in [*plan.base, *variant.mechanisms] if m not in CATALOG]
+        unknown = [m for m in variant.mechanisms if m not in CATALOG]
         if unknown:
             raise ConfigError(f"{path}: variant {variant.name}: unknown mechanism {unknown[0]}.")
+    if plan.draw is not None:
+        plan = plan.model_copy(update={"variants": plan.variants + drawn(plan.draw, plan.base)})
     return plan
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from harnesspro.bench.additive_fit import AdditiveFit, additive_fit
 from harnesspro.bench.calibration import build_variant, load_plan, read_rows, run_table
 from harnesspro.bench.calibration_report import Estimate, VariantRow, report
 from harnesspro.cli.handlers import Handler
@@ -65,7 +66,8 @@ def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
             raise ConfigError(
                 "harnesspro calibrate --report reads the table only; drop --config and --set."
             )
-        for line in describe(report(plan, read_rows(args.out))):
+        rows = read_rows(args.out)
+        for line in [*describe(report(plan, rows)), fit_line(additive_fit(plan, rows))]:
             console.print(line, markup=False, highlight=False)
         return 0
     if args.config is None:
@@ -128,6 +130,17 @@ def describe(rows: list[VariantRow]) -> list[str]:
         if some:
             lines.append(f"{kind}: {len(acting)} of {len(some)} measure an effect (90%)")
     return lines
+
+
+def fit_line(fit: AdditiveFit | None) -> str:
+    """The additive fit over the catalog's bits, in one line."""
+    if fit is None:
+        return "additive fit over the catalog's bits: no scored candidates yet"
+    return (
+        f"additive fit over the catalog's bits: fitted on {fit.fitted} candidates, scored on"
+        f" {fit.scored} ({fit.rows} rollouts): log loss {fit.additive_loss:.3f} vs task-only"
+        f" {fit.task_only_loss:.3f} (gain {fit.gain:+.3f} nats a rollout)"
+    )
 
 
 def _acts(r: VariantRow) -> bool:
