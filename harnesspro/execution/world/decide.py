@@ -89,9 +89,9 @@ class Mover:
             return None
         asked_again = last is not None and last.move.kind == "answer"
         due = g.checks == 0 or g.stepped_since_check() or asked_again
-        if due and g.checks < MAX_CHECKS:
-            if stream(self.seed, "check", g.checks, g.answers).random() < self.f.check():
-                return moves.check(self.s)
+        draw = stream(self.seed, "check", g.checks, g.answers).random()
+        if due and g.checks < MAX_CHECKS and draw < self.f.check():
+            return moves.check(self.s)
         return None
 
     def _idle(self) -> str | None:
