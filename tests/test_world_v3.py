@@ -22,7 +22,7 @@ from tests.world_play import make_task, pass_rate, play, reset, trim
 # A profile where the context factor is plain to see, and nothing else is in the way.
 CONTEXT = draw_profile(11, null_share=0.0, hidden_factors=False).model_copy(
     update={
-        "context_gain": 2.5, "context_scale": 1500.0, "slip_logit": -2.5, "explore_mean": 3.0,
+        "context_gain": 5.0, "context_scale": 1500.0, "slip_logit": -5.0, "explore_mean": 3.0,
         "whole_read": 4.0, "whole_gain": 0.0, "task_sd": 0.0, "task_factor_sd": 0.0,
         "error_use": 0.2, "quiet_share": 0.6, "format_logit": -8.0, "format_context": 0.0,
     }
@@ -42,7 +42,7 @@ def test_trimming_long_tool_output_moves_v3_but_not_v2(task) -> None:  # type: i
     v3 = WorldPolicy([task], CONTEXT)
     plain, _ = pass_rate(v3, task, SEEDS)
     trimmed, _ = pass_rate(v3, task, SEEDS, shown=trim)
-    assert sum(trimmed) >= sum(plain) + 6, (sum(plain), sum(trimmed))
+    assert sum(trimmed) >= sum(plain) + 8, (sum(plain), sum(trimmed))
     v2 = ScriptedPolicy([task], DEFAULT_PROFILE)
     plain2, _ = pass_rate(v2, task, SEEDS)
     trimmed2, _ = pass_rate(v2, task, SEEDS, shown=trim)

@@ -18,9 +18,9 @@ OUTPUTS = ("sum.txt", "top.txt", "count.txt")
 
 
 def make_task(root: Path) -> TaskScript:
-    """A task with one long input (400 rows) and three outputs, written under `root`."""
+    """A task with one long input (1,500 rows) and three outputs, written under `root`."""
     w = str(root)
-    rows = [f"name{i:03d},{(i * 37) % 101}" for i in range(400)]
+    rows = [f"name{i:03d},{(i * 37) % 101}" for i in range(1500)]
     (root / "data.txt").write_text("\n".join(rows) + "\n")
     steps = (
         f"awk -F, '{{s+=$2}} END {{print s}}' {w}/data.txt > {w}/sum.txt",

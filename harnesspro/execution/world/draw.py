@@ -19,7 +19,7 @@ table (docs/calibration/qwen-table.jsonl, still being measured). Where a range c
 
 The knobs: `common_draws` (draws shared by every candidate, or fresh per rollout),
 `interaction` (scale of the factor-by-factor terms, each drawn N(0, 1)), `null_share` (each
-sensitivity is exactly zero with this chance: changes that act on it do nothing) and
+sensitivity, interaction terms included, is exactly zero with this chance: changes that act on it do nothing) and
 `hidden_factors` (off: the four hidden factors are zero).
 """
 
@@ -83,6 +83,10 @@ def draw_profile(
             fields[name] = 0.0
     terms = random.Random(f"world-v3-terms:{seed}")
     fields.update({name: round(terms.gauss(0.0, 1.0), 3) for name in INTERACTIONS})
+    term_nulls = random.Random(f"world-v3-term-nulls:{seed}")
+    for name in INTERACTIONS:  # a factor-by-factor term is a sensitivity too
+        if term_nulls.random() < null_share:
+            fields[name] = 0.0
     if not hidden_factors:
         fields.update(dict.fromkeys(HIDDEN, 0.0))
     knobs = {"common_draws": common_draws, "interaction": interaction, "null_share": null_share}
