@@ -12,10 +12,10 @@ from harnesspro.core.config import RunConfig, load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.model_config import Price
 from harnesspro.core.records import RolloutResult, RolloutSpec, Task
-from harnesspro.execution.fakes.behaviour import BehaviourProfile, ProfileError
-from harnesspro.execution.fakes.sampling import resolve_profile
+from harnesspro.execution.fakes.behaviour import ProfileError
 from harnesspro.execution.fakes.task_script import script_for
 from harnesspro.execution.rollout import RolloutInputs, run_rollout, write_tree
+from harnesspro.execution.worlds import Profile, resolve_world
 from harnesspro.harness.validate import static_problem
 from harnesspro.run.context import model_price
 from harnesspro.run.local_model import serving
@@ -41,13 +41,13 @@ class OneRollout:
 
     run: RunConfig
     price: Price | None
-    behaviour: BehaviourProfile
+    behaviour: Profile
     model_url: str | None = None
 
     @classmethod
     def of(cls, run: RunConfig, priced: bool = True) -> OneRollout:
         try:
-            behaviour = resolve_profile(run.model.behaviour.seed, run.model.behaviour.profile)
+            behaviour = resolve_world(run.model.behaviour)
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
         return cls(run, model_price(run) if priced else FREE, behaviour)

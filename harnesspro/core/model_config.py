@@ -32,6 +32,38 @@ class Price(Strict):
     """Output tokens, reasoning included."""
 
 
+V3_KEYS = ("common_draws", "interaction", "null_share", "hidden_factors")
+
+
+class WorldConfig(Strict):
+    """Which scripted world answers (docs/scripted-policy.md, "World v3"), and world v3's
+    structural knobs; unset knobs keep the drawn profile's defaults."""
+
+    version: Literal["v2", "v3"] = "v2"
+    """v2: the scripted policy as the benchmarks measured it; v3: latent behaviour factors."""
+    common_draws: bool | None = None
+    """v3: draws shared by every candidate (true, the default) or fresh per rollout (false)."""
+    interaction: float | None = Field(None, ge=0, le=4)
+    """v3: the scale of the factor-by-factor terms (default 0.5)."""
+    null_share: float | None = Field(None, ge=0, le=1)
+    """v3: the share of sensitivities drawn as exactly zero (default 0.3)."""
+    hidden_factors: bool | None = None
+    """v3: whether the hidden factors act (default true)."""
+
+    @model_validator(mode="after")
+    def _v3_keys_need_v3(self) -> WorldConfig:
+        for key in V3_KEYS:
+            if self.version == "v2" and getattr(self, key) is not None:
+                raise ValueError(
+                    f"world.{key} acts on world v3 only: remove it or set world.version: v3"
+                )
+        return self
+
+    def knobs(self) -> dict[str, Any]:
+        """The v3 knobs this config sets."""
+        return {key: getattr(self, key) for key in V3_KEYS if getattr(self, key) is not None}
+
+
 class BehaviourConfig(Strict):
     """The scripted policy's hidden behaviour profile (README: "Behaviour profiles"); trusted
     side, like the test split. Neither key = the documented default profile."""
@@ -39,7 +71,10 @@ class BehaviourConfig(Strict):
     seed: int | None = None
     """Draw the profile from the documented distribution with this seed."""
     profile: Path | None = None
-    """A profile file (YAML/JSON of `BehaviourProfile` fields) instead of a drawn one."""
+    """A profile file (YAML/JSON of `BehaviourProfile` fields, or of `WorldProfile` fields
+    under world v3) instead of a drawn one."""
+    world: WorldConfig = WorldConfig()
+    """Which scripted world, and world v3's knobs (default: v2, as the benchmarks ran)."""
 
     @model_validator(mode="after")
     def _one_source(self) -> BehaviourConfig:
@@ -49,7 +84,8 @@ class BehaviourConfig(Strict):
 
     @property
     def configured(self) -> bool:
-        return self.seed is not None or self.profile is not None
+        """A profile other than v2's default is in play (rollouts then get their own keys)."""
+        return self.seed is not None or self.profile is not None or self.world.version == "v3"
 
 
 def _interval(pair: tuple[float, float]) -> tuple[float, float]:

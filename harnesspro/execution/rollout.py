@@ -25,8 +25,7 @@ from harnesspro.core.records import (
 from harnesspro.core.registry import upstream_class
 from harnesspro.core.retry import RetryPolicy, fitted
 from harnesspro.core.rollout_budget import RolloutBudget
-from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile
-from harnesspro.execution.fakes.scripted import ScriptedPolicy
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE
 from harnesspro.execution.fakes.task_script import TaskScript
 from harnesspro.execution.gateway.server import Gateway
 from harnesspro.execution.gateway.upstream import ScriptedUpstream, Upstream
@@ -34,6 +33,7 @@ from harnesspro.execution.harness_bytecode import bytecode_files
 from harnesspro.execution.harness_entry import harness_command, harness_toolenv
 from harnesspro.execution.outcome import HarnessError, InfraError, blame, classify, total_cost
 from harnesspro.execution.verdict_memo import VerdictMemo, memo_key
+from harnesspro.execution.worlds import Profile, draw_salt, make_policy
 from harnesspro.sandbox import make_sandbox
 from harnesspro.sandbox.contract import Limits, Mount, Sandbox, SandboxResult, map_paths
 from harnesspro.sandbox.local import Local
@@ -74,7 +74,7 @@ class RolloutInputs:
     retry: RetryPolicy = RetryPolicy()
     grade: bool = True
     """Run the official verifier (search rollouts may skip it: evaluation.official_on_search)."""
-    behaviour: BehaviourProfile = DEFAULT_PROFILE  # trusted side: the gateway's only
+    behaviour: Profile = DEFAULT_PROFILE  # trusted side: the gateway's only (world v2 or v3)
     verdict_memo: Path | None = None
     """The fast mode's memo of official verdicts (execution/verdict_memo.py), or None."""
     model_url: str | None = None
@@ -130,7 +130,8 @@ def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Up
     if inputs.model.upstream == "scripted":
         script = script or inputs.script
         scripts = [script] if script else []
-        return ScriptedUpstream(ScriptedPolicy(scripts, inputs.behaviour), inputs.model.latency)
+        policy = make_policy(scripts, inputs.behaviour, rollout_salt(inputs))
+        return ScriptedUpstream(policy, inputs.model.latency)
     if inputs.model.upstream == "llama-cpp":
         if inputs.model_url is None:
             raise ValueError("upstream llama-cpp: the caller started no server (model_url)")
@@ -141,6 +142,11 @@ def make_upstream(inputs: RolloutInputs, script: TaskScript | None = None) -> Up
     _, attempt_s = fitted(inputs.retry, inputs.timeout_s)
     upstream: Upstream = upstream_class("openai")(inputs.model.base_url, key, timeout_s=attempt_s)
     return upstream
+
+
+def rollout_salt(inputs: RolloutInputs) -> str:
+    """What this rollout mixes into the scripted model's draws ("" = common draws)."""
+    return draw_salt(inputs.behaviour, inputs.spec.candidate_id, inputs.spec.key)
 
 
 def context_window(model: ModelConfig) -> int | None:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harnesspro.core.records import RolloutResult
-from harnesspro.execution.rollout import RolloutInputs
+from harnesspro.execution.rollout import RolloutInputs, rollout_salt
 
 PACKAGE = Path(__file__).parents[1]  # the harnesspro package
 SHAPING_FOLDERS = ("sandbox", "execution/fakes", "execution/gateway")
@@ -47,7 +47,7 @@ CODE_DIGEST = _code_digest()
 
 def cache_key(inputs: RolloutInputs) -> str:
     """The rollout key (tree, task, attempt, model, timeout) plus what a run may vary."""
-    parts = (
+    parts: tuple[object, ...] = (
         CODE_DIGEST,
         inputs.spec.key,
         inputs.model.model_dump_json(),
@@ -63,6 +63,9 @@ def cache_key(inputs: RolloutInputs) -> str:
         repr(inputs.script),
         inputs.verdict_memo is not None,  # the fast mode's results stay apart from real ones
     )
+    salt = rollout_salt(inputs)
+    if salt:  # world v3 without common draws: each candidate's rollout is its own
+        parts += (salt,)
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 

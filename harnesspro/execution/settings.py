@@ -12,7 +12,7 @@ from harnesspro.core.execution_config import RayConfig, rollout_timeout_s
 from harnesspro.core.model_config import ModelConfig, Price
 from harnesspro.core.retry import RetryPolicy
 from harnesspro.core.rollout_budget import RolloutBudget
-from harnesspro.execution.fakes.behaviour import BehaviourProfile
+from harnesspro.execution.worlds import Profile
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class RolloutSettings:
     retry: RetryPolicy
     """Retries of one model call (`gateway.*`)."""
     infra_retries: int
-    behaviour: BehaviourProfile
+    behaviour: Profile
     """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
     task_hashes: Mapping[str, str] | None
     """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""

@@ -19,9 +19,9 @@ from harnesspro.core.model_config import Price
 from harnesspro.core.progress import SILENT, Progress
 from harnesspro.core.records import Candidate, Score, Task
 from harnesspro.core.search_config import DEFAULT_CORESET_SIZE
-from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, BehaviourProfile, ProfileError
-from harnesspro.execution.fakes.sampling import resolve_profile
+from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, ProfileError
 from harnesspro.execution.gateway.prices import lookup_price
+from harnesspro.execution.worlds import Profile, resolve_world
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.improvers.account import improver_price
 from harnesspro.run.folder import RunFolder
@@ -180,7 +180,7 @@ class RunContext:
     splits: Splits
     price: Price | None
     console: Console
-    behaviour: BehaviourProfile = DEFAULT_PROFILE
+    behaviour: Profile = DEFAULT_PROFILE
     """The scripted policy's profile (trusted side: shipped to the gateway, nowhere else)."""
     task_hashes: dict[str, str] | None = None
     """Content hash per task, part of every rollout key (None: a ledger keyed before that)."""
@@ -204,7 +204,7 @@ class RunContext:
         the config's tasks and splits when the caller has drawn them already)."""
         price = model_price(config)
         try:
-            behaviour = resolve_profile(config.model.behaviour.seed, config.model.behaviour.profile)
+            behaviour = resolve_world(config.model.behaviour)
         except ProfileError as exc:
             raise ConfigError(str(exc)) from None
         if "llm" in (config.evolution.improver, config.evolution.synthesizer):

@@ -116,7 +116,7 @@ def plan_actions(
     partial = skim and bool(script.long_inputs)
     broken: list[int] = []
     quiet: list[tuple[int, str]] = []  # (step, kind) of quiet slips that spoil an output
-    steps = styled_steps(script, profile)
+    steps = styled_steps(script, profile.variant)
     for i, step in enumerate(steps):
         if folded_at is not None and len(actions) > folded_at and not partial:
             partial = stream(seed, "reread").random() >= profile.reread_folded
@@ -240,7 +240,7 @@ class ScriptedPolicy:
             hinted = now
             actions = plan_actions(script, traits, seed, profile, folded, hinted)
         if history.guarded and stream(seed, "guard").random() < profile.guard_redo:
-            actions = after_refusal(actions, styled_steps(script, profile), script.workdir)
+            actions = after_refusal(actions, styled_steps(script, profile.variant), script.workdir)
         return after_notice(actions, history.results, seed, profile)
 
     def _text(self, traits: Traits, seed: str, done: int) -> str:

@@ -10,7 +10,6 @@ from pathlib import PurePosixPath
 
 from harnesspro.core.records import Task
 from harnesspro.execution.fakes import variants
-from harnesspro.execution.fakes.behaviour import BehaviourProfile
 from harnesspro.tasks.loader import builtin_suite_dir, reference_steps, workspace_files
 from harnesspro.tasks.runtime import input_files
 
@@ -102,10 +101,10 @@ def script_for(task: Task) -> TaskScript:
     )
 
 
-def styled_steps(script: TaskScript, profile: BehaviourProfile) -> tuple[str, ...]:
-    """The reference steps in the profile's output style (model 14): its chosen rewrites run
-    right after the last step."""
-    chosen = variants.chosen(script.variants, profile.variant)
+def styled_steps(script: TaskScript, variant: int) -> tuple[str, ...]:
+    """The reference steps in a profile's output style (its `variant` bits; the scripted
+    policy's model 14): the chosen rewrites run right after the last step."""
+    chosen = variants.chosen(script.variants, variant)
     if not chosen or not script.steps:
         return script.steps
     rewrites = [variants.rewrite_command(kind, path) for path, kind in chosen]

@@ -12,11 +12,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harnesspro.core.model_config import LatencyConfig
-from harnesspro.execution.fakes.scripted import ScriptedPolicy
 from harnesspro.execution.gateway.streaming import to_chunks
 
 CACHE_BLOCK = 128  # tokens; providers cache prompt prefixes in blocks of this size
 CHARS_PER_TOKEN = 4
+
+
+class Policy(Protocol):
+    """A scripted model: world v2's scripted policy or world v3's (execution/worlds.py)."""
+
+    def respond(self, request: Mapping[str, Any], sampling_seed: str) -> dict[str, Any]:
+        """One assistant message for this request."""
+        ...
+
+    def reasoning_tokens(self, request: Mapping[str, Any]) -> int:
+        """Hidden reasoning tokens reported for one call."""
+        ...
 
 
 class Upstream(Protocol):
@@ -118,7 +129,7 @@ class ScriptedUpstream:
 
     def __init__(
         self,
-        policy: ScriptedPolicy,
+        policy: Policy,
         latency: LatencyConfig | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
