@@ -53,11 +53,13 @@ class OneRollout:
         return cls(run, model_price(run) if priced else FREE, behaviour)
 
     def roll(self, harness: Path, task: Task, sampling_seed: str) -> RolloutResult:
-        """One rollout of `harness` on `task`, with the config's sandbox, limits and caps."""
+        """One rollout of `harness` on `task`, with the config's sandbox, limits and caps; the
+        harness folder's name is the candidate's (world v3 without common draws draws afresh
+        per candidate)."""
         run = self.run
         return run_rollout(
             RolloutInputs(
-                spec=RolloutSpec("debug", "debug", task.id, 0, 0),
+                spec=RolloutSpec("debug", harness.name, task.id, 0, 0),
                 harness_files=folder_files(harness),
                 task_json={"id": task.id, "instruction": task.instruction, "workdir": task.workdir},
                 task=bundle_task(task),
