@@ -19,8 +19,8 @@ table (docs/calibration/qwen-table.jsonl, still being measured). Where a range c
 
 The knobs: `common_draws` (draws shared by every candidate, or fresh per rollout),
 `interaction` (scale of the factor-by-factor terms, each drawn N(0, 1)), `null_share` (each
-sensitivity, interaction terms included, is exactly zero with this chance: changes that act on it do nothing) and
-`hidden_factors` (off: the four hidden factors are zero).
+sensitivity, interaction terms included, is exactly zero with this chance: changes that act
+on it do nothing) and `hidden_factors` (off: the four hidden factors are zero).
 """
 
 from __future__ import annotations
