@@ -88,4 +88,4 @@ def test_a_seed_rollout_runs_end_to_end_on_world_v3() -> None:
     inputs = inputs_for(builtin_task("sales_by_region"), 0, folder_files(seed_template()))
     result = run_rollout(dataclasses.replace(inputs, behaviour=draw_profile(2)))
     assert result.status == "ok", result.reason
-    assert result.usage.calls >= 2
+    assert result.usage.output > 0
