@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import glob
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from rich.console import Console
 from harnesspro.bench.additive_fit import AdditiveFit, additive_fit
 from harnesspro.bench.calibration import build_variant, load_plan, read_rows, run_table
 from harnesspro.bench.calibration_report import Estimate, VariantRow, report
+from harnesspro.bench.world_compare import SideBySide, side_by_side
 from harnesspro.cli.handlers import Handler
 from harnesspro.cli.rollout import OneRollout
 from harnesspro.core.config import load_config
@@ -36,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
     calibrate.add_argument("--out", required=True, type=Path, help="the table (JSONL), resumed")
     calibrate.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
     calibrate.add_argument("--tasks", help="comma-separated task ids instead of the plan's")
+    calibrate.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="WORLD=GLOB",
+        help="with --report: set the table beside a world's tables (one per drawn profile)",
+    )
     return {"calibrate": cmd_calibrate}
 
 
@@ -67,9 +76,17 @@ def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
                 "harnesspro calibrate --report reads the table only; drop --config and --set."
             )
         rows = read_rows(args.out)
+        if args.compare:
+            worlds = {name: [read_rows(p) for p in paths] for name, paths in _worlds(args)}
+            lines = describe_side_by_side(side_by_side(plan, rows, worlds))
+            for line in lines:
+                console.print(line, markup=False, highlight=False)
+            return 0
         for line in [*describe(report(plan, rows)), fit_line(additive_fit(plan, rows))]:
             console.print(line, markup=False, highlight=False)
         return 0
+    if args.compare:
+        raise ConfigError("harnesspro calibrate: --compare goes with --report; add --report.")
     if args.config is None:
         raise ConfigError("harnesspro calibrate: give --config FILE to run rows, or --report.")
     if not plan.tasks:
@@ -146,3 +163,38 @@ def fit_line(fit: AdditiveFit | None) -> str:
 def _acts(r: VariantRow) -> bool:
     return bool((r.pass_effect and r.pass_effect.excludes_zero) or
                 (r.token_effect and r.token_effect.excludes_zero))  # fmt: skip
+
+
+def _worlds(args: argparse.Namespace) -> list[tuple[str, list[Path]]]:
+    """--compare's WORLD=GLOB pairs, each glob's tables (a glob that matches none is an
+    error)."""
+    out = []
+    for item in args.compare:
+        name, sep, pattern = item.partition("=")
+        if not sep or not name or not pattern:
+            raise ConfigError(f"--compare {item}: write WORLD=GLOB, e.g. v3='tables/v3-*.jsonl'.")
+        paths = [Path(p) for p in sorted(glob.glob(pattern))]
+        if not paths:
+            raise ConfigError(f"--compare {item}: no table matches {pattern}; check the path.")
+        out.append((name, paths))
+    return out
+
+
+def _figure(value: float) -> str:
+    return "-" if value != value else f"{value:+.2f}"
+
+
+def describe_side_by_side(rows: list[SideBySide]) -> list[str]:
+    """The real table's figures beside each world's 5-95% range, and whether each falls in."""
+    names = list(rows[0].worlds) if rows else []
+    head = f"{'figure':42} {'real':>6}" + "".join(f"  {n + ' 5-95%':>22}" for n in names)
+    lines = [head]
+    for r in rows:
+        cells = []
+        for n in names:
+            w = r.worlds[n]
+            inside = {True: "in", False: "OUT", None: "?"}[w.holds(r.real)]
+            span = f"{_figure(w.low)}..{_figure(w.high)} ({w.profiles}) {inside}"
+            cells.append(f"  {span:>22}")
+        lines.append(f"{r.figure[:42]:42} {_figure(r.real):>6}" + "".join(cells))
+    return lines
