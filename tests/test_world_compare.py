@@ -91,3 +91,13 @@ def test_compare_prints_the_side_by_side_and_refuses_what_it_would_ignore(
     assert main([*argv, "--compare", f"w={world}"]) == 2  # without --report
     assert main([*argv, "--report", "--compare", f"w={tmp_path}/none-*.jsonl"]) == 2
     assert main([*argv, "--report", "--compare", str(world)]) == 2  # no WORLD=
+
+
+def test_a_world_is_read_on_the_real_table_s_cells() -> None:
+    table = _table()
+    first_attempts = [r for r in table if r["attempt"] == 0]
+    # the world ran both attempts; the real table has only the first: the world's flip share
+    # is then that of a one-attempt table (no repeated task: no figure)
+    rows = {r.figure: r for r in side_by_side(PLAN, first_attempts, {"w": [table]})}
+    assert rows["flip share (mean over variants)"].worlds["w"].profiles == 0
+    assert rows["base pass rate"].worlds["w"].low == 0.5  # base t1 attempt 0 passed, t2 not

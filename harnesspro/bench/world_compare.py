@@ -130,10 +130,26 @@ def world_range(values: Iterable[float]) -> WorldRange:
     return WorldRange(float(low), float(high), len(kept))
 
 
+def _cell(row: Mapping[str, Any]) -> tuple[str, str, int]:
+    return row["variant"], row["task"], int(row.get("attempt", 0))
+
+
+def same_cells(real: Rows, table: Rows) -> list[Mapping[str, Any]]:
+    """`table`'s rows in the cells (variant, task, attempt) the real table has: a figure
+    such as "measures an effect" depends on how many rollouts it rests on, so a world is
+    read on the real table's design, however far that has got."""
+    cells = {_cell(r) for r in real}
+    return [r for r in table if _cell(r) in cells]
+
+
 def side_by_side(plan: Plan, real: Rows, worlds: Mapping[str, Sequence[Rows]]) -> list[SideBySide]:
-    """Each figure of the real table beside each world's range over its profiles' tables."""
+    """Each figure of the real table beside each world's range over its profiles' tables,
+    read on the real table's cells."""
     mine = figures(plan, real)
-    theirs = {name: [figures(plan, t) for t in tables] for name, tables in worlds.items()}
+    theirs = {
+        name: [figures(plan, same_cells(real, t)) for t in tables]
+        for name, tables in worlds.items()
+    }
     return [
         SideBySide(
             figure,
