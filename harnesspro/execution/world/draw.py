@@ -14,6 +14,15 @@ table (docs/calibration/qwen-table.jsonl, still being measured). Where a range c
   scripts sent as shell commands, the same failing command sent again ten times, output
   written under a near name. Their ranges reach up to such rates (`idle`, `repeat`,
   `script_slip`, `near_miss`); the screen fixes no point inside them.
+- The real model's calibration table (first attempt of all 19 variants, 2026-12-06): the base
+  passed 2 of 12, 7 of its 12 rollouts spent the 10-call budget (a wrong first command, then
+  empty fenced blocks or the error text sent back as a command), and adding a catalog
+  mechanism raised tokens a rollout by +7% to +360% (median +191%: more words in a loop that
+  runs to the budget). A v3 profile reproduces those figures near `slip_logit` 1.4, `idle`
+  0.8 and `idle_wake` 0.05 (base 2 of 12, half the rollouts at the budget, singles +107% to
+  +155% tokens); the ranges of those three were widened to reach it while keeping the
+  published agents' lower slip rates inside (`slip_logit` from -3.0..-1.2 to -3.0..1.5,
+  `idle` from 0..0.6 to 0..0.9, `idle_wake` from 0.05..0.5 to 0.02..0.5).
 - Guesses, to be refitted: everything else (instruction weighting, sensitivities, the
   interaction terms, error use, format fragility, words, effort and temperature responses).
 
@@ -45,7 +54,7 @@ INTERACTIONS = ("brief_check", "context_catch", "effort_errors", "focus_slip")
 
 def _ranges() -> dict[str, tuple[float, float]]:
     return {
-        "slip_logit": (-3.0, -1.2), "context_gain": (0.5, 2.5), "context_scale": (1500, 6000),
+        "slip_logit": (-3.0, 1.5), "context_gain": (0.5, 2.5), "context_scale": (1500, 6000),
         "quiet_share": (0.2, 0.6), "system_weight": (0.8, 1.2), "user_weight": (0.4, 1.0),
         "recency": (0.0, 1.0), "emphasis": (0.0, 1.5), "dilution_words": (300, 1500),
         "check_logit": (-2.5, 0.0), "check_gain": (0.5, 3.0), "catch": (0.3, 0.9),
@@ -56,7 +65,7 @@ def _ranges() -> dict[str, tuple[float, float]]:
         "format_fix": (0.5, 1.0), "words": (20, 120), "ramble": (0.0, 0.1),
         "effort_gain": (0.0, 1.5), "effort_words": (0.0, 0.5), "effort_tokens": (20, 150),
         "temperature_slip": (0.0, 1.0), "temperature_repeat": (0.0, 1.5),
-        "idle": (0.0, 0.6), "idle_wake": (0.05, 0.5), "script_slip": (0.0, 0.4),
+        "idle": (0.0, 0.9), "idle_wake": (0.02, 0.5), "script_slip": (0.0, 0.4),
         "repeat": (0.0, 0.8), "near_miss": (0.0, 0.2), "task_sd": (0.3, 1.0),
         "task_factor_sd": (0.2, 0.6),
     }  # fmt: skip
