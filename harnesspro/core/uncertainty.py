@@ -72,7 +72,10 @@ def resample(samples: Samples, n_resamples: int, seed: int) -> tuple[FloatArray,
 
     def mean(values: FloatArray) -> FloatArray:
         total = np.where(valid, values[index], 0.0).sum(axis=(2, 3))
-        return np.divide(total, drawn, out=np.full(total.shape, np.nan), where=drawn > 0).T
+        out: FloatArray = np.divide(
+            total, drawn, out=np.full(total.shape, np.nan), where=drawn > 0
+        ).T
+        return out
 
     return mean(samples.passed), mean(samples.cost)
 
@@ -87,7 +90,10 @@ def nondominated_share(pr: FloatArray, cost: FloatArray) -> FloatArray:
     known = np.isfinite(pr) & np.isfinite(cost)
     free = ~dominates.any(axis=1) & known
     seen = known.sum(axis=0)
-    return np.divide(free.sum(axis=0), seen, out=np.full(pr.shape[1], np.nan), where=seen > 0)
+    share: FloatArray = np.divide(
+        free.sum(axis=0), seen, out=np.full(pr.shape[1], np.nan), where=seen > 0
+    )
+    return share
 
 
 def percentile_interval(values: FloatArray, level: float) -> FloatArray:
