@@ -3,6 +3,7 @@ operating points' selection and the experience library."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -68,6 +69,34 @@ GAIN_CHOSEN = (
 
 
 ANALYZED_EVERY_EPOCH = GAIN_CHOSEN[:3]
+
+
+@dataclass(frozen=True)
+class ProposalCount:
+    """At most how many candidates a strategy proposes an epoch, as the spend estimate
+    counts them (harnesspro/run/estimate.py), so no module outside the strategies and this
+    one names a strategy to count it."""
+
+    rule: Literal["gain", "population", "per_parent"]
+    """gain: a screening design in epoch 1, then the surrogate's picks; population: a
+    population bred each epoch (the seed is one of the first); per_parent: `size` plans for
+    each parent."""
+    size: int
+    """gain: the screening's rows and the picks without a rollout cap; population: its size;
+    per_parent: plans a parent."""
+
+
+PROPOSAL_COUNTS: dict[str, ProposalCount] = {
+    **{name: ProposalCount("gain", 9) for name in GAIN_CHOSEN},
+    "nsga2": ProposalCount("population", 9),
+    "balance": ProposalCount("per_parent", 1),
+    **{
+        name: ProposalCount("per_parent", 3)
+        for name in ("harnesspro-v1", "random", "rho", "no-planner", "no-synth")
+    },
+}
+"""Every strategy's count (strategies/expected_gain.py's screening and picks,
+strategies/nsga2.py's POP_SIZE, the directives' three plans a parent)."""
 """The improvement loop and its ablations: the analyzer runs in the screening epoch too."""
 
 

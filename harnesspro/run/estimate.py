@@ -22,7 +22,7 @@ from pathlib import Path
 from harnesspro.core.config import RunConfig
 from harnesspro.core.knobs import KnobError
 from harnesspro.core.model_config import Price
-from harnesspro.core.search_config import ANALYZED_EVERY_EPOCH, GAIN_CHOSEN
+from harnesspro.core.search_config import ANALYZED_EVERY_EPOCH, PROPOSAL_COUNTS
 from harnesspro.improvers.account import improver_price
 from harnesspro.improvers.planner.space import space_of
 from harnesspro.run.context import TaskChoice, choose_tasks, model_price
@@ -40,12 +40,6 @@ MAX_STEPS = 50
 """The bundled seed's `max_steps`: its calls when no call cap is set."""
 DIRECTIVES = 3
 """Plans per parent per epoch: cost-first, balanced, performance-first."""
-SCREEN_ROWS = 9
-"""The default strategy's screening design in epoch 1, at most (strategies/expected_gain.py)."""
-GAIN_PICKS = 9
-"""Its picks a later epoch without a rollout cap: three rounds of three regions."""
-POP_SIZE = 9
-"""NSGA-II's population (strategies/nsga2.py)."""
 EDIT_ATTEMPTS = 2
 """Editing attempts per plan: the first and one retry with the validator's message."""
 TYPICAL_EDIT_STEPS = 6
@@ -111,22 +105,23 @@ def parent_steps(config: RunConfig) -> int:
 
 def children(config: RunConfig, epoch: int) -> int:
     """Candidates the configured strategy proposes in `epoch` at most (the composer's merge
-    of each parent aside): the method screens SCREEN_ROWS rows first, then edits
-    GAIN_PICKS (uncapped) or DIRECTIVES picks an epoch; NSGA-II starts with POP_SIZE - 1
-    random genomes beside the seed, then breeds POP_SIZE; `balance` makes one plan per
-    parent, every other strategy three."""
+    of each parent aside), by its `PROPOSAL_COUNTS` rule: a gain-chosen strategy screens
+    `size` rows first, then edits `size` picks (uncapped) or DIRECTIVES an epoch; a
+    population starts with `size - 1` random genomes beside the seed, then breeds `size`;
+    the others make `size` plans a parent."""
     evo = config.evolution
+    count = PROPOSAL_COUNTS[evo.strategy]
     parents = 1 if epoch == 1 else evo.max_survivors
     capped = config.evaluation.max_rollouts is not None
-    if evo.strategy in GAIN_CHOSEN:
+    if count.rule == "gain":
         if epoch == 1 and screens(config):
-            return SCREEN_ROWS
-        picks = DIRECTIVES if capped else GAIN_PICKS
+            return count.size
+        picks = DIRECTIVES if capped else count.size
         planned_only = evo.improver == "llm" and evo.strategy not in ANALYZED_EVERY_EPOCH
         return min(parents * DIRECTIVES, picks) if planned_only else picks
-    if evo.strategy == "nsga2":
-        return POP_SIZE - 1 if epoch == 1 else POP_SIZE
-    return parents * (1 if evo.strategy == "balance" else DIRECTIVES)
+    if count.rule == "population":
+        return count.size - 1 if epoch == 1 else count.size
+    return parents * count.size
 
 
 def screens(config: RunConfig) -> bool:
@@ -186,10 +181,11 @@ def llm_steps(config: RunConfig) -> tuple[int, int]:
     knobs), then edits only the plans the surrogate chooses: 3 an epoch under a rollout
     cap, else 9 (strategies/llm_gain.py)."""
     parents, evo = parent_steps(config), config.evolution
-    if evo.strategy not in GAIN_CHOSEN:
+    count = PROPOSAL_COUNTS[evo.strategy]
+    if count.rule != "gain":
         return parents, parents * DIRECTIVES
     screened = 1 if evo.epochs and screens(config) else 0
-    picks = GAIN_PICKS if config.evaluation.max_rollouts is None else DIRECTIVES
+    picks = count.size if config.evaluation.max_rollouts is None else DIRECTIVES
     planning = parents - screened  # epoch 1 improves the seed alone
     return planning, min(planning * DIRECTIVES, (evo.epochs - screened) * picks)
 
