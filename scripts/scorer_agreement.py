@@ -58,7 +58,9 @@ def search_rollouts(root: Path) -> pd.DataFrame:
         grade(tests[t], folder.workspace(k), sandbox)
         for k, t in zip(rows["key"], rows["task_id"], strict=True)
     ]
-    rows["judged"] = [judge(folder.trajectory(k)) for k in rows["key"]]
+    rows["judged"] = [
+        judge(folder.chat_log(k), str(s)) for k, s in zip(rows["key"], rows["status"], strict=True)
+    ]
     rows["marker"] = [shows_error(folder.trajectory(k)) for k in rows["key"]]
     rows["run"] = root.name
     return rows

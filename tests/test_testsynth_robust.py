@@ -17,6 +17,7 @@ from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
 from harnesspro.evaluation.scoring import freeze_tests
 from harnesspro.evolution.score_step import score_pending
+from harnesspro.execution.gateway.chatlog import ChatLog
 from harnesspro.execution.rollout import write_tree
 from harnesspro.improvers.testsynth import facts
 from harnesspro.improvers.testsynth.facts import Reading, command_facts, read_instruction
@@ -258,13 +259,30 @@ def _submitted(output: str) -> str:
     return "\n".join(json.dumps(e) for e in events)
 
 
+CALL = {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "type": "function",
+        "function": {"name": "bash", "arguments": '{"command": "./report"}'}}]}  # fmt: skip
+
+
+def _chat(output: str, answered: bool = True) -> str:
+    """The gateway's chat log of a command whose output was `output`, then a final answer
+    (`answered`) or one more tool call."""
+    log = ChatLog()
+    start = [{"role": "system", "content": "agent"}, {"role": "user", "content": REPORT}]
+    log.add("t", {"messages": start}, CALL)
+    shown = {"role": "tool", "tool_call_id": "1", "content": output}
+    log.add("t", {"messages": [*start, CALL, shown]}, {"role": "assistant", "content": "done"}
+            if answered else CALL)  # fmt: skip
+    return "\n".join(log.lines)
+
+
 @pytest.mark.parametrize("judged", [True, False])
 def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
     tmp_path: Path, judged: bool
 ) -> None:
-    """Three rollouts with the same right files: the one that submitted after a clean command
-    passes; the one that never submitted and the one whose last command failed pass only when
-    `evolution.judge_trajectory` is false (the frozen test alone)."""
+    """Three rollouts with the same right files: the one that answered after a clean command
+    passes; the one that never answered and the one whose last command failed (as the
+    gateway's chat log shows; each harness trajectory claims a clean submission) pass only
+    when `evolution.judge_trajectory` is false (the frozen test alone)."""
     suite = tmp_path / "suite"
     for source in sorted(builtin_suite_dir().iterdir())[:6]:
         shutil.copytree(source, suite / source.name)
@@ -278,16 +296,19 @@ def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
         tasks={**ctx.tasks, task_id: replace(ctx.tasks[task_id], instruction=REPORT)},
         splits=replace(ctx.splits, coreset=(task_id,)),
     )
-    trajectories = {
-        "c000-0": _submitted("ok"),
-        "c000-1": _submitted("ok"),
-        "c001-0": _submitted("ok"),
-        "c001-1": json.dumps({"type": "tool_result", "output": "ok"}),  # never submitted
-        "c001-2": _submitted("bash: jq: command not found"),
+    chats = {
+        "c000-0": _chat("ok"),
+        "c000-1": _chat("ok"),
+        "c001-0": _chat("ok"),
+        "c001-1": _chat("ok", answered=False),  # never answered
+        "c001-2": _chat("bash: jq: command not found"),
     }
-    for key, trajectory in trajectories.items():
+    for key, chat in chats.items():
         candidate, attempt = key.split("-")
-        result = RolloutResult(key, "ok", Usage(), 0.01, 1.0, 1, True, trajectory, "", SEED)
+        trajectory = _submitted("ok")  # what each harness claims
+        result = RolloutResult(
+            key, "ok", Usage(), 0.01, 1.0, 1, True, trajectory, "", SEED, chat_log=chat
+        )
         spec = RolloutSpec(key, candidate, task_id, int(attempt), 0)
         ctx.ledger.record_rollout(spec, result, ctx.run.save_rollout(result), "coreset")
         if key == "c000-1":

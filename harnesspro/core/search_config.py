@@ -150,10 +150,11 @@ class EvolutionConfig(Strict):
     bundles along lineages); or a baseline/ablation for `harnesspro bench`; `no-synth` is
     `harnesspro-v1` scored with a trajectory judgement instead of the frozen tests."""
     judge_trajectory: bool = True
-    """A rollout passes its frozen synthesized test only when its trajectory also ends in a
-    submission after a clean last tool result (improvers/testsynth/judge.py): the test checks
-    the files, the judgement how the work ended. false = the frozen test alone. `no-synth`
-    scores by the judgement alone and refuses false."""
+    """A rollout passes its frozen synthesized test only when the judgement passes it too
+    (improvers/testsynth/judge.py: from the gateway's chat log and the rollout's status, never
+    the harness's trajectory): the test checks the files, the judgement how the work ended.
+    false = the frozen test alone. `no-synth` scores by the judgement alone and refuses
+    false."""
     exploration: bool = False
     """Rank the catalog planner's mechanisms by a draw from each prediction's uncertainty
     (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a

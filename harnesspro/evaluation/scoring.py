@@ -177,8 +177,10 @@ class PendingRollout:
 
     key: str
     task_id: str
-    trajectory: str
-    workspace: Snapshot | None  # None when only the trajectory is judged (no-synth)
+    chat_log: str
+    """The gateway's chat log: what the judgement reads (never the harness's trajectory)."""
+    status: str
+    workspace: Snapshot | None  # None when only the judgement scores (no-synth)
 
 
 def verdicts(
@@ -192,9 +194,9 @@ def verdicts(
     trajectory judgement as well), or by the judgement alone (`judge_only`: the no-synth
     ablation). A rollout of a task with no scorable test gets none."""
     if judge_only:
-        return {r.key: judge(r.trajectory) for r in pending}
+        return {r.key: judge(r.chat_log, r.status) for r in pending}
     return {
-        r.key: (not judged or judge(r.trajectory))
+        r.key: (not judged or judge(r.chat_log, r.status))
         and grade(tests[r.task_id], r.workspace or Snapshot(), sandbox)
         for r in pending
         if r.task_id in tests

@@ -24,9 +24,13 @@ def score_pending(ctx: RunContext) -> None:
         rows = rollouts[rollouts["pass"].isna() & rollouts["task_id"].isin(list(tests)) & ~fault]
     pending = (
         PendingRollout(
-            key, task_id, ctx.run.trajectory(key), None if judge_only else ctx.run.workspace(key)
+            key,
+            task_id,
+            ctx.run.chat_log(key),
+            str(status),
+            None if judge_only else ctx.run.workspace(key),
         )
-        for key, task_id in zip(rows["key"], rows["task_id"], strict=True)
+        for key, task_id, status in zip(rows["key"], rows["task_id"], rows["status"], strict=True)
     )
     sandbox = checks_sandbox(ctx)
     judged = ctx.config.evolution.judge_trajectory
