@@ -17,6 +17,8 @@ from harnesspro.core.money import dollars, tokens
 from harnesspro.improvers.search_costs import describe_search_costs
 from harnesspro.reports import agreement, budget
 from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.decision import decision_report, write_decision
+from harnesspro.reports.decision_view import decision_lines
 from harnesspro.reports.export.harness import export_operating_point
 from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.reports.findings import finding_lines
@@ -89,6 +91,8 @@ def cmd_report_paths(run_dir: Path, console: Console) -> int:
     last = run_dir / "reports" / f"epoch-{points[0].epoch}"
     console.print(f"Pareto front: {last / 'pareto.html'}")
     console.print(f"cost report:  {last / 'costs.csv'}")
+    if (run_dir / "reports" / "decision.json").is_file():
+        console.print(f"decision:     {run_dir / 'reports' / 'decision.json'}")
     console.print(f"dashboard:    {run_dir / 'dashboard.html'}")
     return 0
 
@@ -115,6 +119,11 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         console.print(f"  {line}", markup=False)
     for line in [*agreement.load_lines(args.run_dir), *budget.load_lines(args.run_dir), search]:
         console.print(line, markup=False)
+    decision = decision_report(load_run(args.run_dir))
+    if decision is not None:  # rebuilt from the ledger each time, like the dashboard
+        write_decision(decision, args.run_dir / "reports")
+        for line in decision_lines(decision):
+            console.print(line, markup=False)
     return cmd_report_paths(args.run_dir, console)
 
 

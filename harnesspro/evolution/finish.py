@@ -1,6 +1,6 @@
 """The end of a run: the held-out evaluation on the test split with the official tests, the run's
-reports (agreement, budget, costs, compositions, lever coverage), the complete mark and the
-dashboard."""
+reports (agreement, budget, costs, compositions, lever coverage, the decision report), the
+complete mark and the dashboard."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from harnesspro.improvers.search_costs import describe_search_costs, write_searc
 from harnesspro.reports import agreement, budget, levers
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.decision import decision_report, write_decision
+from harnesspro.reports.decision_view import decision_lines
 from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
+from harnesspro.reports.rundata import load_run
 from harnesspro.run.context import RunContext
 
 
@@ -38,9 +41,12 @@ def run_reports(ctx: RunContext) -> list[str]:
         rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
     )
     lines = [agreement.describe(name, a) for name, a in by_split.items()]
+    decision = decision_report(load_run(ctx.run.root))
+    if decision is not None:
+        write_decision(decision, ctx.run.reports())
     return [
         *lines, *budget.describe(spend), describe_search_costs(ctx.ledger),
-        levers.describe(coverage),
+        levers.describe(coverage), *(decision_lines(decision) if decision else []),
     ]  # fmt: skip
 
 

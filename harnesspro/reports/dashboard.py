@@ -17,6 +17,8 @@ from harnesspro.core.money import dollars, tokens
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports import figures, frames
 from harnesspro.reports.agreement import agreement_by_split
+from harnesspro.reports.decision import decision_report
+from harnesspro.reports.decision_view import decision_html
 from harnesspro.reports.rundata import RunData, load_run
 
 DIFF_CAP = 20_000  # characters of a candidate's diff kept in the page
@@ -217,6 +219,7 @@ def render(data: RunData) -> str:
          else '<p id="heatmap">No scored rollout yet.</p>'),
         ("Synthesized vs official tests (failure = positive)", _agreement_table(data)),
         ("Held-out evaluation (test split, official tests)", _held_out_table(frames.held_out(data))),  # noqa: E501
+        ("Deciding from the held-out evaluation", decision_html(decision_report(data))),
         ("Levers tried, latency and composer", _levers_section(data)),
     ]  # fmt: skip
     body = "".join(f"<section><h2>{escape(t)}</h2>{html}</section>" for t, html in sections)
