@@ -10,12 +10,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from rich.console import Console
 
+from harnesspro.cli.results import cmd_report_paths
 from harnesspro.core.records import Score
-from harnesspro.reports import optimism, passk, strata, usage
+from harnesspro.reports import choice, frames, optimism, passk, strata, usage
+from harnesspro.reports.dashboard import render, with_choices
 from harnesspro.reports.decision import decision_report
 from harnesspro.reports.decision_view import decision_html, decision_lines
 from harnesspro.reports.rundata import load_run
+from harnesspro.run.operating_points import load_operating_points
 
 SEED, POINT = ("seed", "c000"), ("lite", "c001")
 
@@ -129,3 +133,42 @@ def test_a_finished_run_has_the_decision_report(finished_tiny_run: Path) -> None
     assert "pass@1" in text and "per solved task" in text and "optimism" in text
     assert 'id="decision-usage"' in decision_html(report)
     assert "Deciding from the held-out" in (finished_tiny_run / "dashboard.html").read_text()
+
+
+def test_a_point_chosen_on_shrunk_estimates_says_who_dominates_it_on_raw_ones() -> None:
+    # raw: c002 (0.9, $2) dominates c001 (0.8, $2); shrunk: c001 (0.85, $1.5) beats c002 on cost
+    raw = {"c000": (0.5, 1.0), "c001": (0.8, 2.0), "c002": (0.9, 2.0)}
+    shrunk = {"c000": (0.5, 1.0), "c001": (0.85, 1.5), "c002": (0.86, 2.0)}
+    (lite,) = choice.point_choices({"lite": "c001"}, raw, shrunk, {"lite": (0.2, 0.8)})
+    assert lite.estimates == "shrunk"
+    assert lite.dominated_raw == ("c002",) and lite.dominated_chosen == ()
+    assert "dominated by c002" in lite.why and "shrunk estimates (pass 85.0%" in lite.why
+    assert "raw 80.0%, $2.0000/task" in lite.why
+    (plain,) = choice.point_choices({"heavy": "c002"}, raw, {}, {})
+    assert plain.estimates == "raw" and plain.why.endswith("on the raw front too")
+    assert choice.dominators(raw, "c000") == ()
+
+
+def test_the_console_shows_mechanisms_in_full_and_why_each_point_was_chosen(
+    finished_tiny_run: Path,
+) -> None:
+    console = Console(width=80, record=True, soft_wrap=True)
+    assert cmd_report_paths(finished_tiny_run, console) == 0
+    text = console.export_text()
+    assert "…" not in text
+    cells = [line.split("│")[3] for line in text.splitlines() if line.startswith("│")]
+    column = "".join(cells).replace(" ", "")  # the mechanisms column, unwrapped
+    for point in load_operating_points(finished_tiny_run):
+        assert f"{point.mode} {point.candidate}: chosen on" in text
+        assert point.mechanisms in column
+
+
+def test_the_dashboard_never_labels_a_chosen_point_bare_dominated(finished_tiny_run: Path) -> None:
+    data = load_run(finished_tiny_run)
+    front = frames.fronts(data)
+    picks = frames.choices(data, front)
+    marked = with_choices(front, picks)
+    last = marked[marked["view_epoch"] == marked["view_epoch"].max()]
+    assert set(last[last["chosen"] != ""]["candidate"]) == {c.candidate for c in picks}
+    html = render(data)
+    assert 'id="choices"' in html and "chosen on" in html

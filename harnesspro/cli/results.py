@@ -15,7 +15,7 @@ from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.money import dollars, tokens
 from harnesspro.improvers.search_costs import describe_search_costs
-from harnesspro.reports import agreement, budget
+from harnesspro.reports import agreement, budget, frames
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.decision import decision_report, write_decision
 from harnesspro.reports.decision_view import decision_lines
@@ -72,12 +72,13 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
 def points_table(points: list[OperatingPoint]) -> Table:
     table = Table(title="operating points")
     for column in ("point", "candidate", "mechanisms", "pass rate", "$/task", "tokens/task"):
-        table.add_column(column)
+        # a point's mechanisms are one long name joined by '+': fold it, never cut it
+        table.add_column(column, overflow="fold", no_wrap=False)
     for p in sorted(points, key=lambda p: MODES_ORDER.get(p.mode, 9)):
         table.add_row(
             p.mode,
             p.candidate,
-            p.mechanisms,
+            p.mechanisms.replace("+", " + "),  # wraps between mechanisms
             f"{p.pass_rate:.1%}",
             dollars(p.cost_per_task),
             tokens(p.tokens_per_task).removesuffix(" tokens"),
@@ -88,6 +89,9 @@ def points_table(points: list[OperatingPoint]) -> Table:
 def cmd_report_paths(run_dir: Path, console: Console) -> int:
     points = load_operating_points(run_dir)
     console.print(points_table(points))
+    data = load_run(run_dir)
+    for choice in frames.choices(data, frames.fronts(data)):
+        console.print(f"  {choice.why}", markup=False)
     last = run_dir / "reports" / f"epoch-{points[0].epoch}"
     console.print(f"Pareto front: {last / 'pareto.html'}")
     console.print(f"cost report:  {last / 'costs.csv'}")

@@ -17,6 +17,7 @@ from harnesspro.core.money import dollars, tokens
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports import figures, frames
 from harnesspro.reports.agreement import agreement_by_split
+from harnesspro.reports.choice import PointChoice
 from harnesspro.reports.decision import decision_report
 from harnesspro.reports.decision_view import decision_html
 from harnesspro.reports.rundata import RunData, load_run
@@ -89,14 +90,38 @@ def lineage_details(lineage: pd.DataFrame, diffs: dict[str, str]) -> dict[str, d
     return out
 
 
+def with_choices(front: pd.DataFrame, choices: list[PointChoice]) -> pd.DataFrame:
+    """The front with a `chosen` column: on the last epoch's operating points, why each was
+    chosen and on which estimates ('' elsewhere)."""
+    if front.empty:
+        return front
+    why: dict[str, list[str]] = {c.candidate: [] for c in choices}
+    for c in choices:
+        why[c.candidate].append(c.why)
+    last = front["view_epoch"] == front["view_epoch"].max()
+    text = [
+        "; ".join(why.get(c, [])) if on else ""
+        for c, on in zip(front["candidate"], last, strict=True)
+    ]
+    return front.assign(chosen=text)
+
+
+def _role(role: str, chosen: str) -> str:
+    """A chosen point's role says on which estimates it holds, never a bare 'dominated'."""
+    if not chosen:
+        return role
+    return f"{role} on raw estimates; chosen (see below)" if role != "survivor" else role
+
+
 def _front_table(front: pd.DataFrame) -> pd.DataFrame:
     if front.empty:
         return front
     last = front[front["view_epoch"] == front["view_epoch"].max()]
+    chosen = last["chosen"] if "chosen" in last else pd.Series([""] * len(last), index=last.index)
     return pd.DataFrame(
         {
             "candidate": last["candidate"],
-            "role": last["role"],
+            "role": [_role(r, c) for r, c in zip(last["role"], chosen, strict=True)],
             "modes": last["modes"],
             "mechanism": last["mechanism"],
             "pass": [_pct(p) for p in last["pass_rate"]],
@@ -198,9 +223,18 @@ def _figure(fig: Any, element_id: str) -> str:
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=element_id))
 
 
+def _choices_list(choices: list[PointChoice]) -> str:
+    if not choices:
+        return ""
+    items = "".join(f"<li>{escape(c.why)}</li>" for c in choices)
+    return f'<p>Why these operating points:</p><ul id="choices">{items}</ul>'
+
+
 def render(data: RunData) -> str:
     """The dashboard page of one run."""
     front = frames.fronts(data)
+    choices = frames.choices(data, front)
+    front = with_choices(front, choices)
     lineage = frames.lineage(data)
     details = lineage_details(lineage, _diffs(data.root, lineage)) if not lineage.empty else {}
     heat = frames.pass_heatmap(data)
@@ -208,7 +242,7 @@ def render(data: RunData) -> str:
     stopped = data.meta.get("stopped")
     sections = [
         ("Front per epoch", _figure(figures.front_figure(front, data.confidence), "front")),
-        ("Operating points and candidates (last epoch)", _table(_front_table(front), "points")),
+        ("Operating points and candidates (last epoch)", _table(_front_table(front), "points") + _choices_list(choices)),  # noqa: E501
         ("Hypervolume", _figure(figures.hypervolume_figure(frames.hypervolumes(data, front)), "hypervolume")),  # noqa: E501
         ("Lineage", _figure(figures.lineage_figure(lineage), "lineage")
          + '<pre id="lineage-detail">Click a node to see its diff, plan and verdict.</pre>'
