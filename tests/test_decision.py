@@ -14,7 +14,7 @@ from rich.console import Console
 
 from harnesspro.cli.results import cmd_report_paths
 from harnesspro.core.records import Score
-from harnesspro.reports import choice, frames, optimism, passk, strata, usage
+from harnesspro.reports import choice, frames, lever_effects, optimism, passk, strata, usage
 from harnesspro.reports.dashboard import render, with_choices
 from harnesspro.reports.decision import decision_report
 from harnesspro.reports.decision_view import decision_html, decision_lines
@@ -172,3 +172,26 @@ def test_the_dashboard_never_labels_a_chosen_point_bare_dominated(finished_tiny_
     assert set(last[last["chosen"] != ""]["candidate"]) == {c.candidate for c in picks}
     html = render(data)
     assert 'id="choices"' in html and "chosen on" in html
+
+
+def test_lever_effects_come_from_the_surrogate_with_intervals(finished_tiny_run: Path) -> None:
+    data = load_run(finished_tiny_run)
+    effects = frames.lever_effect_table(data)
+    assert not effects.empty
+    assert (effects["pass_lo"] <= effects["pass_effect"]).all()
+    assert (effects["pass_effect"] <= effects["pass_hi"]).all()
+    assert (effects["cost_lo"] <= effects["cost_hi"]).all()
+    written = pd.read_csv(finished_tiny_run / "reports" / "lever_effects.csv")
+    assert list(written["feature"]) == list(effects["feature"])
+    assert 'id="lever-effects"' in render(data)
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "c_lo", "c_hi", "expected"),
+    [(0.01, 0.2, -0.5, -0.1, "helped, cheaper"), (-0.2, -0.01, -0.1, 0.1, "hurt"),
+     (-0.1, 0.1, 0.1, 0.3, "unclear, dearer")],
+)  # fmt: skip
+def test_a_lever_reads_helped_or_hurt_only_when_its_interval_excludes_zero(
+    lo: float, hi: float, c_lo: float, c_hi: float, expected: str
+) -> None:
+    assert lever_effects.reading(lo, hi, c_lo, c_hi) == expected

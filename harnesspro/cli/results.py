@@ -23,6 +23,7 @@ from harnesspro.reports.export.harness import export_operating_point
 from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.reports.findings import finding_lines
 from harnesspro.reports.index import write_index
+from harnesspro.reports.lever_effects import effect_lines
 from harnesspro.reports.rundata import load_run
 from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_operating_points
 
@@ -123,7 +124,10 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         console.print(f"  {line}", markup=False)
     for line in [*agreement.load_lines(args.run_dir), *budget.load_lines(args.run_dir), search]:
         console.print(line, markup=False)
-    decision = decision_report(load_run(args.run_dir))
+    data = load_run(args.run_dir)
+    for line in effect_lines(frames.lever_effect_table(data), data.confidence):
+        console.print(line, markup=False)
+    decision = decision_report(data)
     if decision is not None:  # rebuilt from the ledger each time, like the dashboard
         write_decision(decision, args.run_dir / "reports")
         for line in decision_lines(decision):

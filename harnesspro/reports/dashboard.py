@@ -195,6 +195,10 @@ def _compositions_table(composed: pd.DataFrame) -> str:
     return caption + _table(shown, "compositions")
 
 
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.round(3) if not frame.empty else frame
+
+
 def _levers_section(data: RunData) -> str:
     """Levers tried with their verdicts, latency beside pass rate and cost, composer outcomes."""
     tried = frames.levers_tried(data)
@@ -210,8 +214,14 @@ def _levers_section(data: RunData) -> str:
             "latency s/rollout": ["—" if math.isnan(x) else f"{x:.1f}" for x in late["latency_s"]],
         }
     )
+    effects = frames.lever_effect_table(data)
     return (
-        f"<p id='lever-count'>{used} of {len(tried)} levers tried.</p>"
+        "<p>What each lever did: the surrogate's effect on the seed of each feature alone, "
+        f"with {data.confidence:.0%} intervals from its posterior (not a stack's verdict "
+        "copied to its members).</p>"
+        + _table(_rounded(effects), "lever-effects")
+        + f"<p id='lever-count'>{used} of {len(tried)} levers tried; the verdict columns "
+        "count the verdicts of the plans (often stacks) that touched each lever.</p>"
         + _table(tried, "levers")
         + "<p>Latency is the harness's wall time per rollout; grading is not included.</p>"
         + _table(shown, "latency")
@@ -254,7 +264,7 @@ def render(data: RunData) -> str:
         ("Synthesized vs official tests (failure = positive)", _agreement_table(data)),
         ("Held-out evaluation (test split, official tests)", _held_out_table(frames.held_out(data))),  # noqa: E501
         ("Deciding from the held-out evaluation", decision_html(decision_report(data))),
-        ("Levers tried, latency and composer", _levers_section(data)),
+        ("Lever effects, levers tried, latency and composer", _levers_section(data)),
     ]  # fmt: skip
     body = "".join(f"<section><h2>{escape(t)}</h2>{html}</section>" for t, html in sections)
     title = f"HarnessPro run {data.name}"

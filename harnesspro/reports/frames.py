@@ -13,7 +13,7 @@ from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty
 from harnesspro.evaluation.selection.composition import composition_table
-from harnesspro.reports import choice, levers
+from harnesspro.reports import choice, lever_effects, levers
 from harnesspro.reports.budget import per_epoch
 from harnesspro.reports.choice import PointChoice
 from harnesspro.reports.costs import run_costs, with_split
@@ -276,3 +276,11 @@ def choices(data: RunData, front: pd.DataFrame) -> list[PointChoice]:
     weights = {m: (w.alpha, w.beta) for m, w in modes.items()}
     shrunk = choice.shrunk_points(data.shrunk)
     return choice.point_choices(picks, raw, shrunk, weights, str(last["axis"].iloc[0]))
+
+
+def lever_effect_table(data: RunData) -> pd.DataFrame:
+    """The surrogate's per-lever effects on the seed with intervals (reports/lever_effects)."""
+    seed = data.config.seed if data.config else 0
+    return lever_effects.lever_effects(
+        data.rollouts, data.coreset, _candidates(data), data.plans, data.confidence, seed
+    )
