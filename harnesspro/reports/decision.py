@@ -70,6 +70,8 @@ def decision_report(data: RunData) -> DecisionReport | None:
     counted = usage.load_tool_counts(data.root, frame)
     coreset = candidate_scores(data.rollouts, data.coreset)
     spend = optimism.search_spend(data.rollouts, data.search_calls)
+    searched = bool(coreset)  # a transfer folder holds held-out rollouts only: no search
+    rows_searched = rows if searched else []
     return DecisionReport(
         attempts=k,
         tasks=len(data.final["tasks"]),
@@ -77,8 +79,8 @@ def decision_report(data: RunData) -> DecisionReport | None:
         strata=strata.by_stratum(frame, harnesses, SEED_ID),
         regressions=strata.regressions(frame, harnesses, SEED_ID),
         usage=usage.usage(counted, harnesses),
-        optimism=optimism.optimism(rows, chosen_on(data), coreset),
-        search_gain=optimism.search_gain(rows, spend),
+        optimism=optimism.optimism(rows_searched, chosen_on(data), coreset),
+        search_gain=optimism.search_gain(rows_searched, spend),
     )
 
 

@@ -99,11 +99,14 @@ def decision_lines(report: DecisionReport) -> list[str]:
         *strata_lines(report),
         "cost per solved task and tool use (held-out):",
         *usage_lines(report),
-        "search-time vs held-out score (selection optimism):",
-        *optimism_lines(report),
-        "search cost vs the gain it bought:",
-        *gain_lines(report),
+        *_section("search-time vs held-out score (selection optimism):", optimism_lines(report)),
+        *_section("search cost vs the gain it bought:", gain_lines(report)),
     ]
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    """A titled block, or nothing when it has no line (a transfer has no search)."""
+    return [title, *lines] if lines else []
 
 
 def _table(frame: pd.DataFrame, element_id: str) -> str:
