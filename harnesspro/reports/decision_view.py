@@ -68,10 +68,12 @@ def gain_lines(report: DecisionReport) -> list[str]:
         return []
     rows = _records(gain)
     first = rows[0]
+    improver = first["search_improver_dollars"]
     head = (
         f"  search cost {dollars(first['search_dollars'])} (target rollouts "
         f"{dollars(first['search_target_dollars'])}, improver "
-        f"{dollars(first['search_improver_dollars'])})"
+        + ("nothing spent" if improver == 0 else dollars(improver))
+        + ")"
     )
     per = [
         f"  {r['harness']} ({r['candidate']}): {r['gain_points']:+.1f} points held-out, "
