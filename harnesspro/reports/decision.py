@@ -19,6 +19,7 @@ from harnesspro.core.atomic import write_text_atomic
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.evaluation.heldout import held_out_frame
 from harnesspro.reports import optimism, passk, strata, usage
+from harnesspro.reports.choice import shrunk_points
 from harnesspro.reports.rundata import RunData
 
 DECISION_REPORT = "decision.json"
@@ -50,12 +51,15 @@ class DecisionReport:
 
 
 def chosen_on(data: RunData) -> dict[str, float]:
-    """Candidate -> the pass rate its last-epoch selection recorded (what it was chosen on)."""
+    """Candidate -> the pass rate the last epoch's selection compared: the shrunk estimate
+    when it chose on them (reports/shrunk.csv), else the raw one it recorded."""
     sel = data.selections
     if sel.empty:
         return {}
     last = sel[sel["epoch"] == sel["epoch"].max()]
-    return {str(r.candidate_id): float(r.pass_rate) for r in last.itertuples()}
+    raw = {str(r.candidate_id): float(r.pass_rate) for r in last.itertuples()}
+    shrunk = {c: p for c, (p, _) in shrunk_points(data.shrunk).items()}
+    return {c: shrunk.get(c, p) for c, p in raw.items()}
 
 
 def decision_report(data: RunData) -> DecisionReport | None:

@@ -126,6 +126,28 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def _wide(report: DecisionReport) -> dict[str, pd.DataFrame]:
+    """The curves and strata one row per harness (a column per k, per stratum) to read across."""
+    out = {}
+    curves: dict[tuple[str, str], dict[str, str]] = {}
+    for r in _records(report.curves):
+        row = curves.setdefault((r["harness"], r["candidate"]), {})
+        row[f"pass@{r['k']}"], row[f"pass^{r['k']}"] = _pct(r["pass_at_k"]), _pct(r["pass_all_k"])
+    if curves:
+        out["pass_curves"] = _rows(curves)
+    strata: dict[tuple[str, str], dict[str, str]] = {}
+    for r in _records(report.strata):
+        cells = strata.setdefault((r["harness"], r["candidate"]), {})
+        cells[r["stratum"]] = f"{_pct(r['pass_rate'])} of {r['tasks']}"
+    if strata:
+        out["strata"] = _rows(strata).fillna("—")
+    return out
+
+
+def _rows(table: dict[tuple[str, str], dict[str, str]]) -> pd.DataFrame:
+    return pd.DataFrame([{"harness": h, "candidate": c, **v} for (h, c), v in table.items()])
+
+
 def decision_html(report: DecisionReport | None) -> str:
     """The dashboard's section: each table of the decision report."""
     if report is None:
@@ -139,7 +161,7 @@ def decision_html(report: DecisionReport | None) -> str:
         "search_gain": "search cost beside the held-out gain it bought",
     }
     parts = []
-    for name, table in report.tables().items():
+    for name, table in {**report.tables(), **_wide(report)}.items():
         parts.append(f"<h3>{escape(captions[name])}</h3>")
         parts.append(_table(table, f"decision-{name}") if not table.empty else "<p>none</p>")
     return "".join(parts)

@@ -1,8 +1,8 @@
 """How optimistic the search's scores were, and what the search cost beside the gain it bought
 (pure, over ledger frames and the held-out rows).
 
-- `optimism`: per operating point, the estimate it was chosen on (the selection's recorded
-  pass rate: shrunk when the strategy chooses on the surrogate's estimates), its raw coreset
+- `optimism`: per operating point, the estimate it was chosen on (the shrunk pass rate when
+  the strategy chooses on the surrogate's estimates, else the raw one), its raw coreset
   pass rate, and its held-out pass rate; optimism = coreset - held-out (positive: the search
   overrated it).
 - `search_gain`: the search's spend (target rollouts off the test split, and improver calls)
@@ -35,7 +35,7 @@ def optimism(
     coreset: Mapping[str, Score],
 ) -> pd.DataFrame:
     """`held_out`: final.json's harness rows; `chosen_on`: candidate -> the pass rate its
-    selection recorded; `coreset`: the candidates' raw coreset scores."""
+    selection compared; `coreset`: the candidates' raw coreset scores."""
     rows = []
     for h in held_out:
         cid, held = str(h["candidate_id"]), _float(h.get("pass_rate"))
