@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from harnesspro.cli.results import cmd_report_paths
 from harnesspro.core.records import Score
 from harnesspro.reports import choice, frames, lever_effects, optimism, passk, strata, usage
 from harnesspro.reports.dashboard import render, with_choices
-from harnesspro.reports.decision import decision_report
+from harnesspro.reports.decision import chosen_on, decision_report
 from harnesspro.reports.decision_view import decision_html, decision_lines
 from harnesspro.reports.rundata import load_run
 from harnesspro.run.operating_points import load_operating_points
@@ -195,3 +196,17 @@ def test_a_lever_reads_helped_or_hurt_only_when_its_interval_excludes_zero(
     lo: float, hi: float, c_lo: float, c_hi: float, expected: str
 ) -> None:
     assert lever_effects.reading(lo, hi, c_lo, c_hi) == expected
+
+
+def test_optimism_compares_the_shrunk_estimate_a_point_was_chosen_on(
+    finished_tiny_run: Path,
+) -> None:
+    data = load_run(finished_tiny_run)
+    last = data.selections[data.selections["epoch"] == data.selections["epoch"].max()]
+    raw = {str(c): float(p) for c, p in zip(last["candidate_id"], last["pass_rate"], strict=True)}
+    assert chosen_on(data) == raw  # this run chose on raw estimates (no reports/shrunk.csv)
+    shrunk = pd.DataFrame(
+        {"candidate_id": list(raw), "raw_pass_rate": list(raw.values()),
+         "raw_cost_per_task": 1.0, "shrunk_pass_rate": 0.42, "shrunk_cost_per_task": 1.0}
+    )  # fmt: skip
+    assert set(chosen_on(replace(data, shrunk=shrunk)).values()) == {0.42}
