@@ -24,6 +24,7 @@ from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.reports.findings import finding_lines
 from harnesspro.reports.index import write_index
 from harnesspro.reports.lever_effects import effect_lines
+from harnesspro.reports.removal import load_removal, removal_lines
 from harnesspro.reports.rundata import load_run
 from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_operating_points
 
@@ -126,6 +127,8 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         console.print(line, markup=False)
     data = load_run(args.run_dir)
     for line in effect_lines(frames.lever_effect_table(data), data.confidence):
+        console.print(line, markup=False)
+    for line in removal_lines(load_removal(args.run_dir)):
         console.print(line, markup=False)
     decision = decision_report(data)
     if decision is not None:  # rebuilt from the ledger each time, like the dashboard

@@ -48,6 +48,12 @@ def open_transfer(ctx: RunContext, config: RunConfig, folder: Path) -> RunContex
             "the transfer config's model and prices are the run's own; pass a config (or "
             "--model / --set model.KEY=VALUE) naming another model or behaviour profile."
         )
+    return open_beside(ctx, config, folder)
+
+
+def open_beside(ctx: RunContext, config: RunConfig, folder: Path) -> RunContext:
+    """A run folder of its own at `folder` (own ledger, rollouts and reports) that reads the
+    run's harness repository, tasks and splits, under `config`."""
     try:
         behaviour = resolve_world(config.model.behaviour)
     except ProfileError as exc:

@@ -20,6 +20,7 @@ from harnesspro.reports.agreement import agreement_by_split
 from harnesspro.reports.choice import PointChoice
 from harnesspro.reports.decision import decision_report
 from harnesspro.reports.decision_view import decision_html
+from harnesspro.reports.removal import load_removal
 from harnesspro.reports.rundata import RunData, load_run
 
 DIFF_CAP = 20_000  # characters of a candidate's diff kept in the page
@@ -233,6 +234,13 @@ def _figure(fig: Any, element_id: str) -> str:
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=element_id))
 
 
+def _removal_table(data: RunData) -> str:
+    frame = load_removal(data.root)
+    if frame.empty:
+        return '<p id="removal">Not run (evaluation.removal_rollouts is 0 or too small).</p>'
+    return _table(frame.round(3), "removal")
+
+
 def _choices_list(choices: list[PointChoice]) -> str:
     if not choices:
         return ""
@@ -264,6 +272,7 @@ def render(data: RunData) -> str:
         ("Synthesized vs official tests (failure = positive)", _agreement_table(data)),
         ("Held-out evaluation (test split, official tests)", _held_out_table(frames.held_out(data))),  # noqa: E501
         ("Deciding from the held-out evaluation", decision_html(decision_report(data))),
+        ("Component removal (coreset, official tests)", _removal_table(data)),
         ("Lever effects, levers tried, latency and composer", _levers_section(data)),
     ]  # fmt: skip
     body = "".join(f"<section><h2>{escape(t)}</h2>{html}</section>" for t, html in sections)
