@@ -11,6 +11,7 @@ from rich.console import Console
 from harnesspro.cli.handlers import Handler
 from harnesspro.cli.progress import ConsoleProgress
 from harnesspro.cli.results import cmd_report_paths
+from harnesspro.cli.transfer import cmd_transfer, wants_transfer
 from harnesspro.core.config import load_config
 from harnesspro.core.config_base import MAX_REPEATS, ConfigError
 from harnesspro.evaluation.heldout import open_run
@@ -46,6 +47,15 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
     held_out = sub.add_parser("eval", help="held-out test evaluation of seed and lite/medium/heavy")
     held_out.add_argument("run_dir", type=Path)
     held_out.add_argument("--attempts", type=int, metavar="K", help="default: the config's (3)")
+    held_out.add_argument(
+        "--config", type=Path, help="transfer: re-run it on this config's model (and prices)"
+    )
+    held_out.add_argument("--model", metavar="NAME", help="transfer: on this model name")
+    held_out.add_argument(
+        "--set", action="append", default=[], metavar="model.KEY=VALUE",
+        help="transfer: the run's model with this change (e.g. model.behaviour.seed=7)",
+    )  # fmt: skip
+    held_out.add_argument("--name", help="transfer folder under RUN/transfers/ (default: model)")
     return {"evolve": cmd_evolve, "eval": cmd_eval}
 
 
@@ -85,6 +95,10 @@ def cmd_evolve(args: argparse.Namespace, console: Console) -> int:
 def cmd_eval(args: argparse.Namespace, console: Console) -> int:
     if args.attempts is not None and not 1 <= args.attempts <= MAX_REPEATS:
         raise ConfigError(f"--attempts {args.attempts}: K must be from 1 to {MAX_REPEATS}.")
+    if wants_transfer(args):
+        return cmd_transfer(args, console, args.attempts)
+    if args.name:
+        raise ConfigError("--name names a transfer folder; pass --config, --model or --set too.")
     ctx = open_run(args.run_dir, console, ConsoleProgress(console))
     for line in ctx.skipped:
         console.print(line, markup=False)

@@ -15,12 +15,16 @@ from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.money import dollars, tokens
 from harnesspro.improvers.search_costs import describe_search_costs
-from harnesspro.reports import agreement, budget
+from harnesspro.reports import agreement, budget, frames
 from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.decision import decision_report, write_decision
+from harnesspro.reports.decision_view import decision_lines
 from harnesspro.reports.export.harness import export_operating_point
 from harnesspro.reports.export.trajectories import FORMATS, SPLITS, export
 from harnesspro.reports.findings import finding_lines
 from harnesspro.reports.index import write_index
+from harnesspro.reports.lever_effects import effect_lines
+from harnesspro.reports.removal import load_removal, removal_lines
 from harnesspro.reports.rundata import load_run
 from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_operating_points
 
@@ -70,12 +74,13 @@ def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:
 def points_table(points: list[OperatingPoint]) -> Table:
     table = Table(title="operating points")
     for column in ("point", "candidate", "mechanisms", "pass rate", "$/task", "tokens/task"):
-        table.add_column(column)
+        # a point's mechanisms are one long name joined by '+': fold it, never cut it
+        table.add_column(column, overflow="fold", no_wrap=False)
     for p in sorted(points, key=lambda p: MODES_ORDER.get(p.mode, 9)):
         table.add_row(
             p.mode,
             p.candidate,
-            p.mechanisms,
+            p.mechanisms.replace("+", " + "),  # wraps between mechanisms
             f"{p.pass_rate:.1%}",
             dollars(p.cost_per_task),
             tokens(p.tokens_per_task).removesuffix(" tokens"),
@@ -86,9 +91,14 @@ def points_table(points: list[OperatingPoint]) -> Table:
 def cmd_report_paths(run_dir: Path, console: Console) -> int:
     points = load_operating_points(run_dir)
     console.print(points_table(points))
+    data = load_run(run_dir)
+    for choice in frames.choices(data, frames.fronts(data)):
+        console.print(f"  {choice.why}", markup=False)
     last = run_dir / "reports" / f"epoch-{points[0].epoch}"
     console.print(f"Pareto front: {last / 'pareto.html'}")
     console.print(f"cost report:  {last / 'costs.csv'}")
+    if (run_dir / "reports" / "decision.json").is_file():
+        console.print(f"decision:     {run_dir / 'reports' / 'decision.json'}")
     console.print(f"dashboard:    {run_dir / 'dashboard.html'}")
     return 0
 
@@ -115,6 +125,16 @@ def cmd_report(args: argparse.Namespace, console: Console) -> int:
         console.print(f"  {line}", markup=False)
     for line in [*agreement.load_lines(args.run_dir), *budget.load_lines(args.run_dir), search]:
         console.print(line, markup=False)
+    data = load_run(args.run_dir)
+    for line in effect_lines(frames.lever_effect_table(data), data.confidence):
+        console.print(line, markup=False)
+    for line in removal_lines(load_removal(args.run_dir)):
+        console.print(line, markup=False)
+    decision = decision_report(data)
+    if decision is not None:  # rebuilt from the ledger each time, like the dashboard
+        write_decision(decision, args.run_dir / "reports")
+        for line in decision_lines(decision):
+            console.print(line, markup=False)
     return cmd_report_paths(args.run_dir, console)
 
 

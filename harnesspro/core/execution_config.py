@@ -99,6 +99,10 @@ class EvaluationConfig(Strict):
     """Run the held-out test evaluation (seed and lite/medium/heavy) when evolution ends."""
     attempts: int = Field(3, ge=1, le=MAX_REPEATS)
     """K: attempts per test task in the held-out evaluation."""
+    removal_rollouts: int = Field(0, ge=0)
+    """Component removal after the held-out evaluation: each catalog mechanism of each
+    operating point removed once, K attempts per coreset task (official tests), if all of it
+    fits in this many rollouts (0 = off; reports/removal.csv)."""
     bootstrap_resamples: int = Field(1000, ge=100, le=1_000_000)
     """Bootstrap resamples behind every confidence interval and P(non-dominated)."""
     confidence: float = Field(0.9, gt=0.0, lt=1.0)

@@ -1,16 +1,24 @@
 """The end of a run: the held-out evaluation on the test split with the official tests, the run's
-reports (agreement, budget, costs, compositions, lever coverage), the complete mark and the
-dashboard."""
+reports (agreement, budget, costs, compositions, lever coverage and effects, the decision
+report), the complete mark and the dashboard."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from harnesspro.evaluation.heldout import failed_verdicts, run_final
+from harnesspro.evaluation.removal import run_removals
 from harnesspro.evolution.compose import write_compositions
 from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
-from harnesspro.reports import agreement, budget, levers
+from harnesspro.reports import agreement, budget, frames, levers
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
+from harnesspro.reports.decision import decision_report, write_decision
+from harnesspro.reports.decision_view import decision_lines
 from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
+from harnesspro.reports.lever_effects import effect_lines, write_lever_effects
+from harnesspro.reports.removal import removal_lines, write_removal
+from harnesspro.reports.rundata import load_run
 from harnesspro.run.context import RunContext
 
 
@@ -38,9 +46,16 @@ def run_reports(ctx: RunContext) -> list[str]:
         rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
     )
     lines = [agreement.describe(name, a) for name, a in by_split.items()]
+    data = load_run(ctx.run.root)
+    effects = frames.lever_effect_table(data)
+    write_lever_effects(effects, ctx.run.reports())
+    decision = decision_report(data)
+    if decision is not None:
+        write_decision(decision, ctx.run.reports())
     return [
         *lines, *budget.describe(spend), describe_search_costs(ctx.ledger),
-        levers.describe(coverage),
+        levers.describe(coverage), *effect_lines(effects, data.confidence),
+        *(decision_lines(decision) if decision else []),
     ]  # fmt: skip
 
 
@@ -68,6 +83,13 @@ def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool =
                 ctx.console.print(line, markup=False)
         else:
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
+    if ctx.config.evaluation.removal_rollouts and ctx.splits.test:
+        ctx.console.rule("component removal (coreset, official tests)")
+        frame, notes = run_removals(ctx, attempts or ev.attempts)
+        if frame is not None:
+            write_removal(frame, ctx.run.reports())
+        for line in [*notes, *removal_lines(frame if frame is not None else pd.DataFrame())]:
+            ctx.console.print(line, markup=False)
     ctx.run.mark_phase("reports")
     for line in run_reports(ctx):
         ctx.console.print(line, markup=False)

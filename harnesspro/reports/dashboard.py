@@ -17,6 +17,10 @@ from harnesspro.core.money import dollars, tokens
 from harnesspro.harness.repo import HarnessRepo
 from harnesspro.reports import figures, frames
 from harnesspro.reports.agreement import agreement_by_split
+from harnesspro.reports.choice import PointChoice
+from harnesspro.reports.decision import decision_report
+from harnesspro.reports.decision_view import decision_html
+from harnesspro.reports.removal import load_removal
 from harnesspro.reports.rundata import RunData, load_run
 
 DIFF_CAP = 20_000  # characters of a candidate's diff kept in the page
@@ -87,14 +91,38 @@ def lineage_details(lineage: pd.DataFrame, diffs: dict[str, str]) -> dict[str, d
     return out
 
 
+def with_choices(front: pd.DataFrame, choices: list[PointChoice]) -> pd.DataFrame:
+    """The front with a `chosen` column: on the last epoch's operating points, why each was
+    chosen and on which estimates ('' elsewhere)."""
+    if front.empty:
+        return front
+    why: dict[str, list[str]] = {c.candidate: [] for c in choices}
+    for c in choices:
+        why[c.candidate].append(c.why)
+    last = front["view_epoch"] == front["view_epoch"].max()
+    text = [
+        "; ".join(why.get(c, [])) if on else ""
+        for c, on in zip(front["candidate"], last, strict=True)
+    ]
+    return front.assign(chosen=text)
+
+
+def _role(role: str, chosen: str) -> str:
+    """A chosen point's role says on which estimates it holds, never a bare 'dominated'."""
+    if not chosen:
+        return role
+    return f"{role} on raw estimates; chosen (see below)" if role != "survivor" else role
+
+
 def _front_table(front: pd.DataFrame) -> pd.DataFrame:
     if front.empty:
         return front
     last = front[front["view_epoch"] == front["view_epoch"].max()]
+    chosen = last["chosen"] if "chosen" in last else pd.Series([""] * len(last), index=last.index)
     return pd.DataFrame(
         {
             "candidate": last["candidate"],
-            "role": last["role"],
+            "role": [_role(r, c) for r, c in zip(last["role"], chosen, strict=True)],
             "modes": last["modes"],
             "mechanism": last["mechanism"],
             "pass": [_pct(p) for p in last["pass_rate"]],
@@ -168,6 +196,10 @@ def _compositions_table(composed: pd.DataFrame) -> str:
     return caption + _table(shown, "compositions")
 
 
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.round(3) if not frame.empty else frame
+
+
 def _levers_section(data: RunData) -> str:
     """Levers tried with their verdicts, latency beside pass rate and cost, composer outcomes."""
     tried = frames.levers_tried(data)
@@ -183,8 +215,14 @@ def _levers_section(data: RunData) -> str:
             "latency s/rollout": ["—" if math.isnan(x) else f"{x:.1f}" for x in late["latency_s"]],
         }
     )
+    effects = frames.lever_effect_table(data)
     return (
-        f"<p id='lever-count'>{used} of {len(tried)} levers tried.</p>"
+        "<p>What each lever did: the surrogate's effect on the seed of each feature alone, "
+        f"with {data.confidence:.0%} intervals from its posterior (not a stack's verdict "
+        "copied to its members).</p>"
+        + _table(_rounded(effects), "lever-effects")
+        + f"<p id='lever-count'>{used} of {len(tried)} levers tried; the verdict columns "
+        "count the verdicts of the plans (often stacks) that touched each lever.</p>"
         + _table(tried, "levers")
         + "<p>Latency is the harness's wall time per rollout; grading is not included.</p>"
         + _table(shown, "latency")
@@ -196,9 +234,25 @@ def _figure(fig: Any, element_id: str) -> str:
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id=element_id))
 
 
+def _removal_table(data: RunData) -> str:
+    frame = load_removal(data.root)
+    if frame.empty:
+        return '<p id="removal">Not run (evaluation.removal_rollouts is 0 or too small).</p>'
+    return _table(frame.round(3), "removal")
+
+
+def _choices_list(choices: list[PointChoice]) -> str:
+    if not choices:
+        return ""
+    items = "".join(f"<li>{escape(c.why)}</li>" for c in choices)
+    return f'<p>Why these operating points:</p><ul id="choices">{items}</ul>'
+
+
 def render(data: RunData) -> str:
     """The dashboard page of one run."""
     front = frames.fronts(data)
+    choices = frames.choices(data, front)
+    front = with_choices(front, choices)
     lineage = frames.lineage(data)
     details = lineage_details(lineage, _diffs(data.root, lineage)) if not lineage.empty else {}
     heat = frames.pass_heatmap(data)
@@ -206,7 +260,7 @@ def render(data: RunData) -> str:
     stopped = data.meta.get("stopped")
     sections = [
         ("Front per epoch", _figure(figures.front_figure(front, data.confidence), "front")),
-        ("Operating points and candidates (last epoch)", _table(_front_table(front), "points")),
+        ("Operating points and candidates (last epoch)", _table(_front_table(front), "points") + _choices_list(choices)),  # noqa: E501
         ("Hypervolume", _figure(figures.hypervolume_figure(frames.hypervolumes(data, front)), "hypervolume")),  # noqa: E501
         ("Lineage", _figure(figures.lineage_figure(lineage), "lineage")
          + '<pre id="lineage-detail">Click a node to see its diff, plan and verdict.</pre>'
@@ -217,7 +271,9 @@ def render(data: RunData) -> str:
          else '<p id="heatmap">No scored rollout yet.</p>'),
         ("Synthesized vs official tests (failure = positive)", _agreement_table(data)),
         ("Held-out evaluation (test split, official tests)", _held_out_table(frames.held_out(data))),  # noqa: E501
-        ("Levers tried, latency and composer", _levers_section(data)),
+        ("Deciding from the held-out evaluation", decision_html(decision_report(data))),
+        ("Component removal (coreset, official tests)", _removal_table(data)),
+        ("Lever effects, levers tried, latency and composer", _levers_section(data)),
     ]  # fmt: skip
     body = "".join(f"<section><h2>{escape(t)}</h2>{html}</section>" for t, html in sections)
     title = f"HarnessPro run {data.name}"

@@ -13,8 +13,9 @@ from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty
 from harnesspro.evaluation.selection.composition import composition_table
-from harnesspro.reports import levers
+from harnesspro.reports import choice, lever_effects, levers
 from harnesspro.reports.budget import per_epoch
+from harnesspro.reports.choice import PointChoice
 from harnesspro.reports.costs import run_costs, with_split
 from harnesspro.reports.pareto_plot import front_frame
 from harnesspro.reports.rundata import RunData
@@ -258,3 +259,28 @@ def compositions(data: RunData) -> pd.DataFrame:
     if data.compositions.empty:
         return data.compositions
     return composition_table(data.compositions, data.plans)
+
+
+def choices(data: RunData, front: pd.DataFrame) -> list[PointChoice]:
+    """Why each of the last epoch's operating points was chosen, on which estimates (the
+    shrunk ones beside the raw ones the front shows), and who dominates it on each."""
+    if front.empty:
+        return []
+    last = front[front["view_epoch"] == front["view_epoch"].max()]
+    raw = {
+        str(r["candidate"]): (float(r["pass_rate"]), float(r["x"])) for r in last.to_dict("records")
+    }
+    sel = data.selections[data.selections["epoch"] == int(last["view_epoch"].iloc[0])]
+    picks = {str(m): str(c) for m, c in zip(sel["mode"], sel["candidate_id"], strict=True)}
+    modes = data.config.selection.modes if data.config else {}
+    weights = {m: (w.alpha, w.beta) for m, w in modes.items()}
+    shrunk = choice.shrunk_points(data.shrunk)
+    return choice.point_choices(picks, raw, shrunk, weights, str(last["axis"].iloc[0]))
+
+
+def lever_effect_table(data: RunData) -> pd.DataFrame:
+    """The surrogate's per-lever effects on the seed with intervals (reports/lever_effects)."""
+    seed = data.config.seed if data.config else 0
+    return lever_effects.lever_effects(
+        data.rollouts, data.coreset, _candidates(data), data.plans, data.confidence, seed
+    )

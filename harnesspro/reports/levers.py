@@ -120,14 +120,12 @@ def latency_with_verdicts(
 
 
 def describe(coverage: pd.DataFrame) -> str:
-    """One line: the levers tried, with their verdicts."""
+    """One line: the levers tried and in how many plans. No verdict: a stack's verdict is
+    its own, not each member's (reports/lever_effects.py credits the levers)."""
     if coverage.empty:
         return "levers tried: none yet"
-    parts = []
-    for row in coverage.to_dict("records"):
-        verdicts = ", ".join(f"{row[v]} {v}" for v in VERDICTS if row[v])
-        parts.append(f"{row['lever']} x{row['tried']} ({verdicts})")
-    return "levers tried: " + "; ".join(parts)
+    parts = [f"{row['lever']} in {row['tried']}" for row in coverage.to_dict("records")]
+    return "levers tried (plans touching each): " + ", ".join(parts)
 
 
 def write_lever_reports(

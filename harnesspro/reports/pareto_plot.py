@@ -118,6 +118,8 @@ def hover_text(row: pd.Series, level: float) -> str:
     ]
     if _known(row["p_nondominated"]):
         lines.append(f"P(non-dominated) {row['p_nondominated']:.2f}")
+    if isinstance(row.get("chosen"), str) and row["chosen"]:
+        lines.append(str(row["chosen"]))  # why an operating point was chosen, on what
     if _known(row["val_pass_rate"]):
         lines.append(
             f"validation pass {row['val_pass_rate']:.1%}, "

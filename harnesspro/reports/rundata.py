@@ -34,6 +34,9 @@ class RunData:
     """reports/final.json (the held-out evaluation), None before it ran."""
     compositions: pd.DataFrame = field(default_factory=pd.DataFrame)
     """The composer's outcomes (empty when it is off)."""
+    shrunk: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """reports/shrunk.csv: the last selection's shrunk estimates beside the raw ones (empty
+    when the strategy chooses on raw estimates)."""
 
     @property
     def name(self) -> str:
@@ -56,6 +59,10 @@ def _config(root: Path) -> RunConfig | None:
 
 def _json(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _csv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path) if path.is_file() else pd.DataFrame()
 
 
 def load_run(root: Path) -> RunData:
@@ -90,4 +97,5 @@ def load_run(root: Path) -> RunData:
         config=_config(root),
         final=_json(root / "reports" / "final.json"),
         compositions=compositions,
+        shrunk=_csv(root / "reports" / "shrunk.csv"),
     )
