@@ -261,6 +261,14 @@ def run_final(ctx: RunContext, attempts: int) -> FinalReport:
     """Roll out the seed (2K attempts: the second K measure the band) and the operating points
     (K attempts) on the test split, then build the report; finished rollouts are reused."""
     epoch, harnesses = final_harnesses(ctx)
+    return evaluate_points(ctx, epoch, harnesses, attempts)
+
+
+def evaluate_points(
+    ctx: RunContext, epoch: int, harnesses: list[tuple[str, Candidate]], attempts: int
+) -> FinalReport:
+    """`run_final`'s rollouts and report for given (label, candidate) pairs, the seed first,
+    in `ctx`'s ledger (a transfer evaluates another run's points in its own)."""
     distinct = list({c.id: c for _, c in harnesses}.values())
     evaluate(ctx, distinct, epoch, "test", attempts=range(attempts))
     evaluate(ctx, [harnesses[0][1]], epoch, "test", attempts=range(attempts, 2 * attempts))

@@ -18,8 +18,7 @@ from pathlib import Path
 from harnesspro.core.config import RunConfig
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
-from harnesspro.evaluation.heldout import FinalReport, final_harnesses, final_report
-from harnesspro.evaluation.rollouts import evaluate
+from harnesspro.evaluation.heldout import FinalReport, evaluate_points, final_harnesses
 from harnesspro.execution.fakes.behaviour import ProfileError
 from harnesspro.execution.worlds import resolve_world
 from harnesspro.run.context import RunContext, model_price
@@ -78,16 +77,4 @@ def run_transfer(ctx: RunContext, other: RunContext, attempts: int) -> FinalRepo
         if c.id not in known:
             other.ledger.add_candidate(c)
             known.add(c.id)
-    distinct = list({c.id: c for _, c in harnesses}.values())
-    evaluate(other, distinct, epoch, "test", attempts=range(attempts))
-    evaluate(other, [harnesses[0][1]], epoch, "test", attempts=range(attempts, 2 * attempts))
-    ev = other.config.evaluation
-    return final_report(
-        other.ledger.rollouts(),
-        [(label, c.id) for label, c in harnesses],
-        ctx.splits.test,
-        attempts,
-        resamples=ev.bootstrap_resamples,
-        level=ev.confidence,
-        seed=other.config.seed,
-    )
+    return evaluate_points(other, epoch, harnesses, attempts)
