@@ -54,6 +54,11 @@ class VariantRow:
     measured alone)."""
 
 
+def acts(row: VariantRow) -> bool:
+    """Whether a variant measures an effect: its pass or token interval excludes zero."""
+    return any(e is not None and e.excludes_zero for e in (row.pass_effect, row.token_effect))
+
+
 Cells = dict[str, dict[str, list[dict[str, Any]]]]
 """variant -> task -> rows."""
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from harnesspro.bench.additive_fit import additive_fit
 from harnesspro.bench.calibration import Plan
-from harnesspro.bench.calibration_report import Estimate, VariantRow, report
+from harnesspro.bench.calibration_report import VariantRow, acts, report
 
 LOW, HIGH = 0.05, 0.95
 """The range a world's profiles give a figure."""
@@ -24,15 +24,11 @@ LOW, HIGH = 0.05, 0.95
 Rows = Sequence[Mapping[str, Any]]
 
 
-def _acts(e: Estimate | None) -> bool:
-    return e is not None and e.excludes_zero
-
-
 def _share(rows: list[VariantRow], kind: str) -> float:
     some = [r for r in rows if r.kind == kind and r.pass_effect is not None]
     if not some:
         return math.nan
-    return float(np.mean([_acts(r.pass_effect) or _acts(r.token_effect) for r in some]))
+    return float(np.mean([acts(r) for r in some]))
 
 
 def _quantile(values: list[float], q: float) -> float:

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from harnesspro.bench.additive_fit import AdditiveFit, additive_fit
 from harnesspro.bench.calibration import build_variant, load_plan, read_rows, run_table
-from harnesspro.bench.calibration_report import Estimate, VariantRow, report
+from harnesspro.bench.calibration_report import Estimate, VariantRow, acts, report
 from harnesspro.bench.world_compare import SideBySide, side_by_side
 from harnesspro.cli.handlers import Handler
 from harnesspro.cli.rollout import OneRollout
@@ -143,7 +143,7 @@ def describe(rows: list[VariantRow]) -> list[str]:
     changed = [r for r in rows if r.pass_effect is not None]
     for kind in ("single", "free-form"):
         some = [r for r in changed if r.kind == kind]
-        acting = [r for r in some if _acts(r)]
+        acting = [r for r in some if acts(r)]
         if some:
             lines.append(f"{kind}: {len(acting)} of {len(some)} measure an effect (90%)")
     return lines
@@ -158,11 +158,6 @@ def fit_line(fit: AdditiveFit | None) -> str:
         f" {fit.scored} ({fit.rows} rollouts): log loss {fit.additive_loss:.3f} vs task-only"
         f" {fit.task_only_loss:.3f} (gain {fit.gain:+.3f} nats a rollout)"
     )
-
-
-def _acts(r: VariantRow) -> bool:
-    return bool((r.pass_effect and r.pass_effect.excludes_zero) or
-                (r.token_effect and r.token_effect.excludes_zero))  # fmt: skip
 
 
 def _worlds(args: argparse.Namespace) -> list[tuple[str, list[Path]]]:
