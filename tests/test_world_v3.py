@@ -28,6 +28,9 @@ CONTEXT = draw_profile(11, null_share=0.0, hidden_factors=False).model_copy(
     }
 )  # fmt: skip
 SEEDS = range(60)
+# The trimming contrast is about +0.23 of the plays at this profile; 200 plays put the +0.10
+# bar about three standard deviations below it, whatever path the task lands on.
+TRIM_SEEDS = range(200)
 
 
 @pytest.fixture
@@ -40,9 +43,9 @@ def test_trimming_long_tool_output_moves_v3_but_not_v2(task) -> None:  # type: i
     note) shortens the context: world v3 slips less and passes more; world v2 sees the same
     commands' results only through its markers, so its verdicts do not move at all."""
     v3 = WorldPolicy([task], CONTEXT)
-    plain, _ = pass_rate(v3, task, SEEDS)
-    trimmed, _ = pass_rate(v3, task, SEEDS, shown=trim)
-    assert sum(trimmed) >= sum(plain) + 8, (sum(plain), sum(trimmed))
+    plain, _ = pass_rate(v3, task, TRIM_SEEDS)
+    trimmed, _ = pass_rate(v3, task, TRIM_SEEDS, shown=trim)
+    assert sum(trimmed) >= sum(plain) + len(TRIM_SEEDS) // 10, (sum(plain), sum(trimmed))
     v2 = ScriptedPolicy([task], DEFAULT_PROFILE)
     plain2, _ = pass_rate(v2, task, SEEDS)
     trimmed2, _ = pass_rate(v2, task, SEEDS, shown=trim)
