@@ -3,59 +3,125 @@
     PYTHONPATH=$PWD .venv/bin/python scripts/scorer_agreement.py RUN_DIR [RUN_DIR ...]
 
 Run folders need official verdicts on search rollouts (`evaluation.official_on_search: true`,
-e.g. `harnesspro bench --set evaluation.official_on_search=true`). Each rollout is graded
-again by its task's frozen test and by the trajectory judgement (testsynth/judge.py),
-whatever scorer its run used. For the frozen test, the judgement and both together (a pass
-needs both) it prints per-rollout agreement with the official verdict (failure is the
-positive class) and, per candidate, how often two candidates are ordered on coreset pass rate
-as the official tests order them (pairs the official tests tell apart), and the share of
-official failures whose trajectory prints no error marker.
+e.g. `harnesspro bench --set evaluation.official_on_search=true`). Each coreset rollout is
+graded again, whatever scorer its run used, by three versions of its task's test:
+
+- `frozen as stored`: the test the run froze (the synthesizer of the run's own commit);
+- `synthesized now`: the test this code's synthesizer writes from the run's stored seed
+  rollouts (seed votes and the instruction's checks), gated as a run gates it;
+- `refined now`: that test refined by search consensus over all the run's scored coreset
+  rollouts (evaluation/refinement.py as at the run's last score step), gated likewise;
+
+each alone and together with the trajectory judgement (a pass needs both, as the search scores
+by default). Failure is the positive class. For each it prints accuracy, failure recall and
+precision, recall on official failures whose trajectory prints no error marker, and, per
+candidate, how often two candidates are ordered on coreset pass rate as the official tests
+order them; then, for `refined now`, each check kind alone (seed / instruction / search):
+recall, precision, and the share of scorable tasks where the kind abstains (has no check).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
 
 from harnesspro.core.ledger import Ledger
-from harnesspro.evaluation.scoring import grade, parse_test
+from harnesspro.evaluation.refinement import search_rows
+from harnesspro.evaluation.scoring import FrozenTest, grade, parse_test
+from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED
+from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.facts import snapshot_facts
+from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
-from harnesspro.improvers.testsynth.offline import FAILURE_MARKERS
+from harnesspro.improvers.testsynth.offline import (
+    FAILURE_MARKERS,
+    SeedRollout,
+    SynthTest,
+    failures,
+    synthesize,
+)
 from harnesspro.reports.agreement import Agreement, agreement
+from harnesspro.run.context import SEED_ID
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import make_sandbox
 from harnesspro.sandbox.contract import Limits
+from harnesspro.tasks.loader import builtin_suite_dir, load_task
 
-Scorer = Callable[[pd.Series], bool]
-SCORERS: dict[str, Scorer] = {
-    "frozen tests": lambda r: bool(r["pass"]),
-    "trajectory judgement": lambda r: bool(r["judged"]),
-    "both": lambda r: bool(r["pass"]) and bool(r["judged"]),
-}
+VERSIONS = ("frozen as stored", "synthesized now", "refined now")
+KINDS = (SEED, INSTRUCTION, SEARCH)
+SANDBOX = make_sandbox("bubblewrap", Limits())
+
+
+def stored_tests(root: Path) -> dict[str, FrozenTest]:
+    ledger = Ledger(root / "ledger.sqlite")
+    try:
+        frozen = ledger.frozen_tests()
+    finally:
+        ledger.close()
+    return {t: parse_test((root / rel).read_text()) for t, (_, rel) in frozen.items()}
+
+
+def written_now(root: Path, rows: pd.DataFrame, task_id: str) -> tuple[SynthTest, SynthTest]:
+    """(the test this code synthesizes from the stored seed rollouts, its refinement by all
+    of the run's coreset rollouts), each gated."""
+    folder, task = RunFolder(root), load_task(builtin_suite_dir() / task_id)
+    seed_keys = rows[(rows["candidate_id"] == SEED_ID) & (rows["task_id"] == task_id)]["key"]
+    seed = [SeedRollout(folder.workspace(k), folder.trajectory(k)) for k in seed_keys]
+    untouched = untouched_workspace(task, SANDBOX)
+    test = synthesize(task_id, task.instruction, task.workdir, seed, SANDBOX)
+    spaces = [folder.workspace(k) for k in seed_keys]
+    if not test.unscorable:
+        test = replace(test, unscorable=refusal(test, untouched, spaces, SANDBOX))
+    voting = search_rows(rows, task_id)
+    voters = [
+        Voter(
+            snapshot_facts(folder.workspace(k), test.reading, SANDBOX),
+            judge(folder.chat_log(k), str(s)),
+        )
+        for k, s in zip(voting["key"], voting["status"], strict=True)
+    ]
+    refined = refine(replace(test, unscorable=""), voters)
+    everyone = [folder.workspace(k) for k in voting["key"]]
+    if refined.checks == test.checks or refusal(refined, untouched, everyone, SANDBOX):
+        refined = test
+    return test, refined
 
 
 def search_rollouts(root: Path) -> pd.DataFrame:
-    """Coreset rollouts of scorable tasks with an official verdict, graded again here by
-    their frozen test alone (`pass`) and by the trajectory judgement (`judged`), whatever
-    scorer the run itself used."""
+    """Coreset rollouts with an official verdict, graded by each version's test (`pass:V`,
+    NaN where the task has no scorable test of that version), the judgement (`judged`), and
+    the kinds of the refined test's checks each fails (`kinds`)."""
     ledger = Ledger(root / "ledger.sqlite")
     try:
-        rows, frozen = ledger.rollouts(), ledger.frozen_tests()
+        every = ledger.rollouts()
     finally:
         ledger.close()
-    tests = {t: parse_test((root / rel).read_text()) for t, (_, rel) in frozen.items()}
-    tests = {t: test for t, test in tests.items() if not test.unscorable}
-    coreset = rows["split"].fillna("coreset") == "coreset"
-    rows = rows[(rows["status"] != "infra_error") & coreset & rows["task_id"].isin(list(tests))]
+    stored = stored_tests(root)
+    now = {t: written_now(root, every, t) for t in stored}
+    tests = {
+        VERSIONS[0]: stored,
+        VERSIONS[1]: {t: pair[0] for t, pair in now.items()},
+        VERSIONS[2]: {t: pair[1] for t, pair in now.items()},
+    }
+    coreset = every["split"].fillna("coreset") == "coreset"
+    rows = every[(every["status"] != "infra_error") & coreset & every["task_id"].isin(list(stored))]
     rows = rows.dropna(subset=["official_pass"]).copy()
-    folder, sandbox = RunFolder(root), make_sandbox("bubblewrap", Limits())
-    rows["pass"] = [
-        grade(tests[t], folder.workspace(k), sandbox)
+    folder = RunFolder(root)
+    spaces = {k: folder.workspace(k) for k in rows["key"]}
+    for version, by_task in tests.items():
+        rows[f"pass:{version}"] = [
+            None if by_task[t].unscorable else grade(by_task[t], spaces[k], SANDBOX)
+            for k, t in zip(rows["key"], rows["task_id"], strict=True)
+        ]
+    refined = tests[VERSIONS[2]]
+    rows["kinds"] = [
+        ",".join(sorted({c.kind for c in failures(refined[t], spaces[k], SANDBOX)}))  # type: ignore[arg-type]
         for k, t in zip(rows["key"], rows["task_id"], strict=True)
     ]
     rows["judged"] = [
@@ -63,6 +129,10 @@ def search_rollouts(root: Path) -> pd.DataFrame:
     ]
     rows["marker"] = [shows_error(folder.trajectory(k)) for k in rows["key"]]
     rows["run"] = root.name
+    rows["abstains"] = [
+        ",".join(k for k in KINDS if not any(c.kind == k for c in refined[t].checks))  # type: ignore[union-attr]
+        for t in rows["task_id"]
+    ]
     return rows
 
 
@@ -84,20 +154,31 @@ def shows_error(trajectory: str) -> bool:
     return False
 
 
+Scorer = Callable[[Mapping[str, object]], bool]
+
+
+def scorers() -> dict[str, tuple[str, Scorer]]:
+    made: dict[str, tuple[str, Scorer]] = {}
+    for v in VERSIONS:
+        made[f"{v}"] = (v, lambda r, v=v: bool(r[f"pass:{v}"]))
+        made[f"{v} + judgement"] = (v, lambda r, v=v: bool(r[f"pass:{v}"]) and bool(r["judged"]))
+    return made
+
+
 def order_agreement(rows: pd.DataFrame, scorer: Scorer) -> tuple[int, int]:
     """(pairs ordered as the official tests order them, pairs the official tests separate),
     over candidate pairs within each run."""
     agree = total = 0
     for _, run in rows.groupby("run"):
-        verdicts = run.assign(mine=run.apply(scorer, axis=1))
-        rates = verdicts.groupby("candidate_id")[["mine", "official_pass"]].mean()
+        mine = [scorer(r) for r in run.to_dict("records")]
+        rates = run.assign(mine=mine).groupby("candidate_id")[["mine", "official_pass"]].mean()
         for a, b in combinations(rates.index, 2):
             official = rates.at[a, "official_pass"] - rates.at[b, "official_pass"]
             if official == 0:
                 continue
-            mine = rates.at[a, "mine"] - rates.at[b, "mine"]
+            diff = rates.at[a, "mine"] - rates.at[b, "mine"]
             total += 1
-            agree += (mine > 0) == (official > 0) and mine != 0
+            agree += (diff > 0) == (official > 0) and diff != 0
     return agree, total
 
 
@@ -106,17 +187,47 @@ def pct(x: float | None) -> str:
 
 
 def report(rows: pd.DataFrame) -> Iterable[str]:
-    official = list(rows["official_pass"] == 1)
     yield f"{len(rows)} search rollouts from {rows['run'].nunique()} runs"
-    yield "| scorer | accuracy | failure recall | failure precision | candidate order |"
-    yield "|---|---|---|---|---|"
-    for name, scorer in SCORERS.items():
-        a: Agreement = agreement([scorer(r) for _, r in rows.iterrows()], official)
-        agree, total = order_agreement(rows, scorer)
+    yield (
+        "| scorer | rollouts scored | accuracy | failure recall | failure precision | "
+        "recall, no error marker | candidate order |"
+    )
+    yield "|---|---|---|---|---|---|---|"
+    for name, (version, scorer) in scorers().items():
+        scored = rows[rows[f"pass:{version}"].notna()]
+        records = scored.to_dict("records")
+        a: Agreement = agreement([scorer(r) for r in records], list(scored["official_pass"] == 1))
+        quiet = scored[(scored["official_pass"] != 1) & ~scored["marker"].astype(bool)]
+        caught = sum(not scorer(r) for r in quiet.to_dict("records"))
+        agree, total = order_agreement(scored, scorer)
         order = f"{agree}/{total} ({agree / total:.1%})" if total else "n/a"
         yield (
-            f"| {name} | {pct(a.accuracy)} | {pct(a.failure_recall)} | "
-            f"{pct(a.failure_precision)} | {order} |"
+            f"| {name} | {len(scored)} | {pct(a.accuracy)} | {pct(a.failure_recall)} | "
+            f"{pct(a.failure_precision)} | {caught}/{len(quiet)} | {order} |"
+        )
+    yield from by_kind(rows)
+
+
+def by_kind(rows: pd.DataFrame) -> Iterable[str]:
+    """Each check kind of the refined test alone."""
+    scored = rows[rows[f"pass:{VERSIONS[2]}"].notna()]
+    failed = scored["official_pass"] != 1
+    tasks = scored.drop_duplicates(["run", "task_id"])
+    yield ""
+    yield (
+        "| check kind (refined now) | failures caught | failure recall | failure precision | "
+        "abstains on tasks |"
+    )
+    yield "|---|---|---|---|---|"
+    for kind in KINDS:
+        hit = scored["kinds"].str.split(",").apply(lambda ks, k=kind: k in ks)
+        caught, flagged = int((hit & failed).sum()), int(hit.sum())
+        recall = caught / int(failed.sum()) if failed.any() else None
+        precision = caught / flagged if flagged else None
+        abstain = int(tasks["abstains"].str.contains(kind).sum())
+        yield (
+            f"| {kind} | {caught}/{int(failed.sum())} | {pct(recall)} | {pct(precision)} | "
+            f"{abstain}/{len(tasks)} |"
         )
 
 
@@ -137,8 +248,7 @@ def main(argv: list[str]) -> int:
     if missing:
         print(f"{missing[0]}: no ledger.sqlite; pass run folders (e.g. OUT/runs/* of a bench)")
         return 2
-    frames = [search_rollouts(Path(a)) for a in argv]
-    rows = pd.concat(frames, ignore_index=True)
+    rows = pd.concat([search_rollouts(Path(a)) for a in argv], ignore_index=True)
     if rows.empty:
         print("no search rollouts with both verdicts; run with evaluation.official_on_search")
         return 2

@@ -141,6 +141,10 @@ class Ledger:
             [(int(v), k) for k, v in verdicts.items()],
         )
 
+    def clear_passes(self, keys: list[str]) -> None:
+        """Forget the verdicts of these rollouts (their task's test can no longer score)."""
+        self._write("UPDATE rollouts SET pass = NULL WHERE key = ?", [(k,) for k in keys])
+
     def search_dollars(self) -> float:
         """Known target-model dollars of every rollout outside the test split, discarded
         (re-run) attempts included; an unknown cost adds nothing it cannot name."""
@@ -177,6 +181,15 @@ class Ledger:
 
     def frozen_tests(self) -> dict[str, tuple[str, str]]:
         rows = self.db.execute("SELECT task_id, sha256, path FROM synth_tests")
+        return {task: (digest, path) for task, digest, path in rows}
+
+    def refine_test(self, task_id: str, sha256: str, path: str) -> None:
+        """Record a task's current refinement of its frozen test (the last one counts)."""
+        sql = "INSERT OR REPLACE INTO refined_tests VALUES (?, ?, ?)"
+        self._write(sql, [(task_id, sha256, path)])
+
+    def refined_tests(self) -> dict[str, tuple[str, str]]:
+        rows = self.db.execute("SELECT task_id, sha256, path FROM refined_tests")
         return {task: (digest, path) for task, digest, path in rows}
 
     def finish_epoch(self, epoch: int, hypervolume: float) -> None:

@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS rollouts (
   latency_s REAL, n_calls INTEGER, artifacts TEXT, created REAL, reason TEXT, split TEXT,
   verifier_reason TEXT);
 CREATE TABLE IF NOT EXISTS synth_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
+CREATE TABLE IF NOT EXISTS refined_tests (task_id TEXT PRIMARY KEY, sha256 TEXT, path TEXT);
 CREATE TABLE IF NOT EXISTS epochs (epoch INTEGER PRIMARY KEY, hypervolume REAL, finished REAL);
 CREATE TABLE IF NOT EXISTS selections (
   epoch INTEGER, mode TEXT, candidate_id TEXT, pass_rate REAL, cost REAL, j REAL,

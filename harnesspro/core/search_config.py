@@ -155,6 +155,11 @@ class EvolutionConfig(Strict):
     the harness's trajectory): the test checks the files, the judgement how the work ended.
     false = the frozen test alone. `no-synth` scores by the judgement alone and refuses
     false."""
+    consensus: bool = True
+    """After each score step, refine every offline frozen test from the search rollouts scored
+    so far: an aspect the test leaves open and a clear majority of the task's rollouts agree
+    on becomes a check (evaluation/refinement.py, testsynth/consensus.py). false = the frozen
+    tests as the seed's rollouts made them. `no-synth` has no frozen test and refuses it."""
     exploration: bool = False
     """Rank the catalog planner's mechanisms by a draw from each prediction's uncertainty
     (Thompson sampling, planner/exploration.py) instead of its mean, so mechanisms with a
@@ -204,6 +209,11 @@ class EvolutionConfig(Strict):
             raise ValueError(
                 "strategy 'no-synth' scores by the trajectory judgement alone and ignores "
                 "judge_trajectory: false; remove it or use another strategy"
+            )
+        if self.strategy == "no-synth" and "consensus" in self.model_fields_set:
+            raise ValueError(
+                "strategy 'no-synth' has no frozen test to refine and ignores consensus; "
+                "remove it or use another strategy"
             )
         method_catalog = (
             self.strategy in ("harnesspro-v1", "no-synth") and self.improver == "catalog"

@@ -132,8 +132,18 @@ def parse_test(text: str) -> FrozenTest:
 
 def load_frozen(ctx: RunContext) -> dict[str, FrozenTest]:
     """The frozen tests, each checked against its recorded hash."""
+    return _load(ctx, ctx.ledger.frozen_tests())
+
+
+def load_current(ctx: RunContext) -> dict[str, FrozenTest]:
+    """The tests rollouts are graded with: each task's refinement where one is recorded
+    (evaluation/refinement.py), else its frozen test; each checked against its hash."""
+    return load_frozen(ctx) | _load(ctx, ctx.ledger.refined_tests())
+
+
+def _load(ctx: RunContext, recorded: Mapping[str, tuple[str, str]]) -> dict[str, FrozenTest]:
     tests = {}
-    for task_id, (digest, rel) in ctx.ledger.frozen_tests().items():
+    for task_id, (digest, rel) in recorded.items():
         test = parse_test((ctx.run.root / rel).read_text())
         if test.sha256 != digest:
             raise FrozenTestChanged(

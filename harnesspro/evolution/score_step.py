@@ -1,10 +1,19 @@
 """The epoch's score step: the rollouts with no verdict yet, read from the ledger and the run
 folder as PendingRollout records, scored by evaluation/scoring.py (verdicts), the verdicts
-recorded."""
+recorded; then, with `evolution.consensus`, the frozen tests refined from every scored search
+rollout (evaluation/refinement.py), the rollouts of tasks whose refinement changed graded
+again."""
 
 from __future__ import annotations
 
-from harnesspro.evaluation.scoring import PendingRollout, checks_sandbox, load_frozen, verdicts
+from harnesspro.evaluation.refinement import refine_tests
+from harnesspro.evaluation.scoring import (
+    PendingRollout,
+    checks_sandbox,
+    load_current,
+    load_frozen,
+    verdicts,
+)
 from harnesspro.evolution.strategies import make_strategy
 from harnesspro.run.context import RunContext
 
@@ -13,7 +22,8 @@ def score_pending(ctx: RunContext) -> None:
     """The score step: every rollout with no verdict yet, read from the ledger and the run
     folder, scored (`verdicts`) and its verdict recorded; infrastructure errors are never scored
     (the work was cut short by our side), nor rollouts of tasks with no scorable test."""
-    tests = {t: test for t, test in load_frozen(ctx).items() if not test.unscorable}
+    current = load_current(ctx)
+    tests = {t: test for t, test in current.items() if not test.unscorable}
     rollouts = ctx.ledger.rollouts()
     judge_only = make_strategy(ctx.config.evolution.strategy).judge_only
     if judge_only:
@@ -35,3 +45,5 @@ def score_pending(ctx: RunContext) -> None:
     sandbox = checks_sandbox(ctx)
     judged = ctx.config.evolution.judge_trajectory
     ctx.ledger.set_passes(verdicts(pending, tests, sandbox, judged, judge_only))
+    if ctx.config.evolution.consensus and not judge_only:
+        refine_tests(ctx, load_frozen(ctx), current, sandbox, judged)

@@ -108,6 +108,9 @@ class RunFolder:
     def synth_test(self, task_id: str) -> Path:
         return self.root / "synth_tests" / f"{task_id}.json"
 
+    def refined_test(self, task_id: str) -> Path:
+        return self.root / "synth_tests" / "refined" / f"{task_id}.json"
+
     def open(self, config: RunConfig) -> None:
         """Create the folder and lock it, or check that an existing one holds the same config."""
         path = self.root / "config.yaml"

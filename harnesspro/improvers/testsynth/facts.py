@@ -41,6 +41,10 @@ INTO = re.compile(r"\b(to|into)" + LEAD, re.IGNORECASE)
 INTERPRETERS = ("python3", "python", "bash", "sh", "node", "perl")
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z0-9_]*\b|[\[\]<>|]|\.\.\.")
 COMMAND_TIMEOUT_S = 20.0
+LINE_KINDS = ("text", "csv", "tsv", "jsonl")
+"""Formats whose lines are the output's rows (not JSON, YAML, TOML or INI, whose layout is
+free, nor programs)."""
+NUMBER = re.compile(r"\s*-?\d+(\.\d+)?")
 
 
 @dataclass(frozen=True)
@@ -180,12 +184,53 @@ def path_facts(snap: Snapshot, rel: str, reading: Reading) -> dict[str, str]:
             facts[f"parses:{rel}"] = str(parsed)
         named = sorted(set(reading.names) & keys(rel, data))
         facts[f"keys:{rel}"] = ",".join(named)
+        if kind_of(rel, data) in LINE_KINDS:
+            facts |= text_facts(rel, data, reading)
     elif kind == "dir":
         entries = _under(snap, rel)
         facts[f"names:{rel}"] = digest("\n".join(entries))
         facts[f"tree:{rel}"] = digest("\n".join(f"{n} {_entry(snap, n, reading)}" for n in entries))
     if reading.modes and kind in ("file", "dir"):
         facts[f"mode:{rel}"] = f"{snap.modes.get(rel, 0):o}"
+    return facts
+
+
+def _rows(rel: str, data: bytes) -> list[str]:
+    """The non-blank lines of a file, a CSV or TSV file's header row left out."""
+    lines = [line.rstrip() for line in data.decode("utf-8", errors="replace").splitlines()]
+    rows = [line for line in lines if line.strip()]
+    return rows[1:] if kind_of(rel, data) in ("csv", "tsv") else rows
+
+
+def _ordered(rows: list[str]) -> bool:
+    """Non-decreasing in byte order, ignoring case, or by a leading number."""
+    if rows == sorted(rows) or [r.casefold() for r in rows] == sorted(r.casefold() for r in rows):
+        return True
+    numbers = [NUMBER.match(r) for r in rows]
+    values = [float(m.group(0)) for m in numbers if m]
+    return len(values) == len(rows) and values == sorted(values)
+
+
+def text_facts(rel: str, data: bytes, reading: Reading) -> dict[str, str]:
+    """Counts and properties of a file's lines (rows, for CSV and TSV): how many there are,
+    whether they repeat, whether they are sorted (when row order is not free), the header;
+    its encoding, and where the instruction fixes exact text, the final newline."""
+    rows = _rows(rel, data)
+    facts = {f"lines:{rel}": str(len(rows)), f"unique:{rel}": str(len(set(rows)) == len(rows))}
+    if not strictness(reading, rel).rows_free:
+        facts[f"ascending:{rel}"] = str(_ordered(rows))
+        facts[f"descending:{rel}"] = str(_ordered(rows[::-1]))
+    if kind_of(rel, data) in ("csv", "tsv"):
+        first = data.decode("utf-8", errors="replace").strip().split("\n")[0]
+        facts[f"header:{rel}"] = digest(",".join(c.strip() for c in first.split(",")))
+    if reading.strict.exact_text:
+        facts[f"newline:{rel}"] = str(data.endswith(b"\n"))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        facts[f"utf8:{rel}"] = "False"
+    else:
+        facts[f"utf8:{rel}"] = "True"
     return facts
 
 

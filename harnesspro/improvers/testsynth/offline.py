@@ -7,8 +7,9 @@ order or file modes); each seed rollout's snapshot gives every aspect a value (`
 an aspect becomes a check when a strict majority of the *clean* rollouts agree on its value
 (those whose trajectory shows no failed command that was never retried; a retry = a later
 command with the same arguments), or, where the clean ones split, a strict majority of all
-the seed's rollouts. Paths the instruction asks to write, create or save must exist, whatever
-the votes. A task with no check
+the seed's rollouts; two votes at least, unless the seed has one rollout. The instruction's own
+checks (testsynth/stated.py: outputs it asks to write, create or save exist, and the formats,
+orders, counts it states) hold whatever the votes. A task with no check
 is *unscorable*: it is left out of scoring with the reason, never passed vacuously.
 """
 
@@ -20,8 +21,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
+from harnesspro.improvers.testsynth.check import SEED, Check
 from harnesspro.improvers.testsynth.facts import Reading, read_instruction, snapshot_facts
 from harnesspro.improvers.testsynth.formats import Strictness
+from harnesspro.improvers.testsynth.stated import stated_checks
 from harnesspro.sandbox.contract import Sandbox
 
 FAILURE_MARKERS = ("command not found", "Traceback (most recent call last)", "syntax error")
@@ -73,12 +76,13 @@ ABSENT = (("kind", "absent"), ("exists", "False"))
 """Votes that a path the instruction asks for is missing: the instruction wins."""
 
 
-@dataclass(frozen=True)
-class Check:
-    """The fact `aspect` must have this value."""
-
-    aspect: str
-    value: str
+def combine(stated: Sequence[Check], voted: Sequence[Check], reading: Reading) -> tuple[Check, ...]:
+    """The instruction's checks, and the voted ones on other aspects that do not say an output
+    it asks for is missing; sorted by aspect."""
+    said = {c.aspect for c in stated}
+    missing = {(f"{k}:{rel}", v) for rel in reading.outputs for k, v in ABSENT}
+    kept = [c for c in voted if c.aspect not in said and (c.aspect, c.value) not in missing]
+    return tuple(sorted([*stated, *kept], key=lambda c: c.aspect))
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,8 @@ class SynthTest:
     """Why no check could be derived ('' when the task is scorable)."""
 
     def to_json(self) -> str:
-        return json.dumps({"mode": "offline", **asdict(self)}, indent=2, sort_keys=True)
+        body = {"mode": "offline", **asdict(self), "checks": [c.as_dict() for c in self.checks]}
+        return json.dumps(body, indent=2, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> SynthTest:
@@ -118,25 +123,29 @@ def named_paths(instruction: str, workdir: str) -> list[str]:
     return list(read_instruction(instruction, workdir).paths)
 
 
-def _majority(facts: Sequence[Mapping[str, str]], aspect: str) -> str | None:
-    """The value a strict majority of `facts` give `aspect`, if any."""
+def _majority(facts: Sequence[Mapping[str, str]], aspect: str, least: int) -> Check | None:
+    """The check a strict majority of `facts`, at least `least` of them, give `aspect`."""
     if not facts:
         return None
     value, votes = Counter(f.get(aspect) for f in facts).most_common(1)[0]
-    return value if votes * 2 > len(facts) else None
+    if value is None or votes * 2 <= len(facts) or votes < least:
+        return None
+    return Check(aspect, value, SEED, votes, len(facts))
 
 
 def vote(
     clean: Sequence[Mapping[str, str]], every: Sequence[Mapping[str, str]]
 ) -> tuple[Check, ...]:
     """Checks for the aspects on which a strict majority of the clean rollouts agree, or,
-    where they split, a strict majority of all the seed's rollouts."""
+    where they split, a strict majority of all the seed's rollouts; at least two votes unless
+    the seed has a single rollout (one rollout agrees with nobody)."""
     aspects = sorted({a for f in every for a in f})
+    least = min(2, len(every))
     checks = []
     for aspect in aspects:
-        value = _majority(clean, aspect) or _majority(every, aspect)
-        if value is not None:
-            checks.append(Check(aspect, value))
+        check = _majority(clean, aspect, least) or _majority(every, aspect, least)
+        if check is not None:
+            checks.append(check)
     return tuple(checks)
 
 
@@ -156,9 +165,8 @@ def synthesize(
         reading = replace(reading, commands=())
     facts = [snapshot_facts(r.workspace, reading, sandbox) for r in seed]
     clean = [f for f, r in zip(facts, seed, strict=True) if is_clean(r.trajectory)]
-    stated = {Check(f"exists:{rel}", "True") for rel in reading.outputs}
-    absent = {Check(f"{k}:{rel}", v) for rel in reading.outputs for k, v in ABSENT}
-    checks = tuple(sorted(set(vote(clean, facts)) - absent | stated, key=lambda c: c.aspect))
+    stated = stated_checks(instruction, reading)
+    checks = combine(stated, vote(clean, facts), reading)
     reason = ""
     if not seed:
         checks, reason = (), "the seed has no rollouts on this task to derive a check from"

@@ -1,0 +1,90 @@
+"""Refining the frozen tests from the rollouts the search already scored (search consensus).
+
+After each score step, every offline frozen test is refined (improvers/testsynth/consensus.py)
+from the task's search rollouts that are now scored: coreset and validation rollouts, no
+infrastructure faults, never a held-out one. A refinement must still be able to fail: it fails
+on the task's untouched workspace and passes at least one voter (testsynth/gate.py), else the
+frozen test stands. So a task the seed never passed, unscorable when frozen, becomes scorable
+once the search's rollouts agree on what it asks for.
+
+When a task's refinement changes, every scored rollout of that task is graded again with it
+(and the trajectory judgement, as the score step grades), the verdicts recorded, and only then
+the refinement written (`synth_tests/refined/TASK.json`, its hash in the ledger): a crash in
+between leaves the old refinement recorded, so the resumed run refines and grades again to the
+same verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+import pandas as pd
+
+from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.facts import snapshot_facts
+from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
+from harnesspro.improvers.testsynth.judge import judge
+from harnesspro.improvers.testsynth.offline import SynthTest, score
+from harnesspro.run.context import RunContext
+from harnesspro.sandbox.contract import Sandbox
+from harnesspro.sandbox.snapshot import Snapshot
+
+SEARCH_SPLITS = ("coreset", "validation")
+
+
+def search_rows(rollouts: pd.DataFrame, task_id: str) -> pd.DataFrame:
+    """The task's scored-or-scorable search rollouts: not held out, not infrastructure faults."""
+    split = rollouts["split"].fillna("coreset")
+    keep = (rollouts["task_id"] == task_id) & split.isin(SEARCH_SPLITS)
+    return rollouts[keep & (rollouts["status"] != "infra_error")]
+
+
+def refined_test(
+    ctx: RunContext, test: SynthTest, rows: pd.DataFrame, sandbox: Sandbox
+) -> tuple[SynthTest, dict[str, Snapshot], dict[str, bool]]:
+    """The refinement of one frozen test by the rows' rollouts (the frozen test itself when
+    no refinement can fail and pass), with the rollouts' workspaces and judgements."""
+    spaces = {k: ctx.run.workspace(k) for k in rows["key"]}
+    judged = {
+        k: judge(ctx.run.chat_log(k), str(s))
+        for k, s in zip(rows["key"], rows["status"], strict=True)
+    }
+    voters = [Voter(snapshot_facts(spaces[k], test.reading, sandbox), judged[k]) for k in spaces]
+    refined = refine(replace(test, unscorable=""), voters)
+    if refined.checks == test.checks:
+        return test, spaces, judged
+    untouched = untouched_workspace(ctx.tasks[test.task_id], sandbox)
+    if refusal(refined, untouched, list(spaces.values()), sandbox):
+        return test, spaces, judged
+    return refined, spaces, judged
+
+
+def refine_tests(
+    ctx: RunContext,
+    frozen: Mapping[str, object],
+    current: Mapping[str, object],
+    sandbox: Sandbox,
+    judged: bool,
+) -> None:
+    """Refine every offline frozen test from the scored search rollouts; where the refinement
+    differs from the `current` test of the task, grade the task's rollouts again and record."""
+    rollouts = ctx.ledger.rollouts()
+    for task_id, test in sorted(frozen.items()):
+        if not isinstance(test, SynthTest):
+            continue
+        rows = search_rows(rollouts, task_id)
+        new, spaces, judgements = refined_test(ctx, test, rows, sandbox)
+        if new == current.get(task_id, test):
+            continue
+        passes = {
+            k: (not judged or judgements[k]) and score(new, spaces[k], sandbox) for k in spaces
+        }
+        if new.unscorable:
+            ctx.ledger.clear_passes(list(spaces))
+        else:
+            ctx.ledger.set_passes(passes)
+        path = ctx.run.refined_test(task_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(new.to_json())
+        ctx.ledger.refine_test(task_id, new.sha256, str(path.relative_to(ctx.run.root)))
