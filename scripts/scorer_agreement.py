@@ -33,7 +33,7 @@ import pandas as pd
 
 from harnesspro.core.ledger import Ledger
 from harnesspro.evaluation.refinement import search_rows
-from harnesspro.evaluation.scoring import FrozenTest, grade, parse_test
+from harnesspro.evaluation.scoring import FrozenTest, grade, needs_judgement, parse_test
 from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED
 from harnesspro.improvers.testsynth.consensus import Voter, refine
 from harnesspro.improvers.testsynth.facts import snapshot_facts
@@ -119,6 +119,7 @@ def search_rollouts(root: Path) -> pd.DataFrame:
             None if by_task[t].unscorable else grade(by_task[t], spaces[k], SANDBOX)
             for k, t in zip(rows["key"], rows["task_id"], strict=True)
         ]
+        rows[f"sees:{version}"] = [not needs_judgement(by_task[t]) for t in rows["task_id"]]
     refined = tests[VERSIONS[2]]
     rows["kinds"] = [
         ",".join(sorted({c.kind for c in failures(refined[t], spaces[k], SANDBOX)}))  # type: ignore[arg-type]
@@ -162,6 +163,10 @@ def scorers() -> dict[str, tuple[str, Scorer]]:
     for v in VERSIONS:
         made[f"{v}"] = (v, lambda r, v=v: bool(r[f"pass:{v}"]))
         made[f"{v} + judgement"] = (v, lambda r, v=v: bool(r[f"pass:{v}"]) and bool(r["judged"]))
+        made[f"{v} + judgement where it sees no value"] = (
+            v,
+            lambda r, v=v: bool(r[f"pass:{v}"]) and (bool(r[f"sees:{v}"]) or bool(r["judged"])),
+        )
     return made
 
 
@@ -253,6 +258,9 @@ def main(argv: list[str]) -> int:
         print("no search rollouts with both verdicts; run with evaluation.official_on_search")
         return 2
     print("\n".join(report(rows)))
+    common = rows.dropna(subset=[f"pass:{v}" for v in VERSIONS])
+    print("\nOn the rollouts every version scores:")
+    print("\n".join(list(report(common))[:-6]))
     print(quiet_share(rows))
     return 0
 

@@ -8,10 +8,10 @@ frozen test stands. So a task the seed never passed, unscorable when frozen, bec
 once the search's rollouts agree on what it asks for.
 
 When a task's refinement changes, every scored rollout of that task is graded again with it
-(and the trajectory judgement, as the score step grades), the verdicts recorded, and only then
-the refinement written (`synth_tests/refined/TASK.json`, its hash in the ledger): a crash in
-between leaves the old refinement recorded, so the resumed run refines and grades again to the
-same verdicts.
+(and with the trajectory judgement where that is a condition, `scoring.needs_judgement`), the
+verdicts recorded, and only then the refinement written (`synth_tests/refined/TASK.json`, its
+hash in the ledger): a crash in between leaves the old refinement recorded, so the resumed run
+refines and grades again to the same verdicts.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from harnesspro.evaluation.scoring import needs_judgement
 from harnesspro.improvers.testsynth.consensus import Voter, refine
 from harnesspro.improvers.testsynth.facts import snapshot_facts
 from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
@@ -77,8 +78,9 @@ def refine_tests(
         new, spaces, judgements = refined_test(ctx, test, rows, sandbox)
         if new == current.get(task_id, test):
             continue
+        judging = judged and needs_judgement(new)
         passes = {
-            k: (not judged or judgements[k]) and score(new, spaces[k], sandbox) for k in spaces
+            k: (not judging or judgements[k]) and score(new, spaces[k], sandbox) for k in spaces
         }
         if new.unscorable:
             ctx.ledger.clear_passes(list(spaces))

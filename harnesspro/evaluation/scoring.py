@@ -4,7 +4,7 @@
 executable test (testsynth.llm), which falls back to the offline checks with a recorded
 reason when the model gives no test that runs. Every test is frozen by hash in the ledger.
 With `evolution.judge_trajectory` (default) a pass also needs the trajectory judgement
-(improvers/testsynth/judge.py).
+(improvers/testsynth/judge.py) wherever the test compares no output's value (`needs_judgement`).
 
 A test must be able to fail: it fails on the task's untouched workspace and passes on at least
 one seed rollout (improvers/testsynth/gate.py), else the llm's is refused and the offline checks are
@@ -193,6 +193,13 @@ class PendingRollout:
     workspace: Snapshot | None  # None when only the judgement scores (no-synth)
 
 
+def needs_judgement(test: FrozenTest) -> bool:
+    """Whether the trajectory judgement is a condition of a pass: unless the test is offline
+    checks that compare an output's value (then how the work ended adds nothing the values do
+    not show, and a judgement that fails a rollout whose values are right is wrong)."""
+    return not (isinstance(test, SynthTest) and test.sees_values)
+
+
 def verdicts(
     pending: Iterable[PendingRollout],
     tests: Mapping[str, FrozenTest],
@@ -206,7 +213,7 @@ def verdicts(
     if judge_only:
         return {r.key: judge(r.chat_log, r.status) for r in pending}
     return {
-        r.key: (not judged or judge(r.chat_log, r.status))
+        r.key: (not judged or not needs_judgement(tests[r.task_id]) or judge(r.chat_log, r.status))
         and grade(tests[r.task_id], r.workspace or Snapshot(), sandbox)
         for r in pending
         if r.task_id in tests

@@ -72,6 +72,9 @@ def is_clean(trajectory: str) -> bool:
     )
 
 
+VALUE_ASPECTS = ("content:", "stdout:", "lines:", "keys:", "tree:", "names:", "link:", "git:")
+"""Aspects that compare what an output holds, not only that it is there."""
+
 ABSENT = (("kind", "absent"), ("exists", "False"))
 """Votes that a path the instruction asks for is missing: the instruction wins."""
 
@@ -112,6 +115,12 @@ class SynthTest:
             tuple(Check(**c) for c in data["checks"]),
             data.get("unscorable", ""),
         )
+
+    @property
+    def sees_values(self) -> bool:
+        """Whether a check compares an output's value (content, lines, keys, a tree, a
+        command's output, git state), not only that outputs exist and have their form."""
+        return any(c.aspect.startswith(VALUE_ASPECTS) for c in self.checks)
 
     @property
     def sha256(self) -> str:
