@@ -62,7 +62,8 @@ def agreed(facts: Sequence[Mapping[str, str]], skip: set[str]) -> list[Check]:
     who answered on it agree on."""
     checks = []
     for aspect in sorted({a for f in facts for a in f} - skip):
-        answers = [v for f in facts if not no_answer(aspect, v := f.get(aspect))]
+        given = (f.get(aspect) for f in facts)
+        answers = [v for v in given if v is not None and not no_answer(aspect, v)]
         if not answers:
             continue
         value, support = Counter(answers).most_common(1)[0]
