@@ -86,9 +86,9 @@ def written_now(root: Path, rows: pd.DataFrame, task_id: str) -> tuple[SynthTest
         )
         for k, s in zip(voting["key"], voting["status"], strict=True)
     ]
-    refined = refine(replace(test, unscorable=""), voters)
+    refined = refine(test, voters)
     everyone = [folder.workspace(k) for k in voting["key"]]
-    if refined.checks == test.checks or refusal(refined, untouched, everyone, SANDBOX):
+    if refined == test or refusal(refined, untouched, everyone, SANDBOX):
         refined = test
     return test, refined
 

@@ -17,7 +17,6 @@ refines and grades again to the same verdicts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
 import pandas as pd
 
@@ -52,8 +51,8 @@ def refined_test(
         for k, s in zip(rows["key"], rows["status"], strict=True)
     }
     voters = [Voter(snapshot_facts(spaces[k], test.reading, sandbox), judged[k]) for k in spaces]
-    refined = refine(replace(test, unscorable=""), voters)
-    if refined.checks == test.checks:
+    refined = refine(test, voters)
+    if refined == test:
         return test, spaces, judged
     untouched = untouched_workspace(ctx.tasks[test.task_id], sandbox)
     if refusal(refined, untouched, list(spaces.values()), sandbox):

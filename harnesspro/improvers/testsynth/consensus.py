@@ -8,8 +8,9 @@ answered give becomes a check of kind `search`, with its support; without such a
 aspect abstains. A missing or empty output is no answer (the commonest wrong answer is an output
 never written or left empty, and many rollouts agree on it). The voters are the rollouts the
 trusted judgement passes (testsynth/judge.py) when there are at least `MIN_SUPPORT` of them,
-else all of them. The frozen test's own checks are never changed or removed, and a vote that an
-output the instruction asks for is missing never becomes a check.
+else all of them. The frozen test's own checks are never changed or removed (the seed's votes of
+a test that could not score excepted: they describe rollouts none of which passed), and a vote
+that an output the instruction asks for is missing never becomes a check.
 
 A refinement is a function of the frozen test and the voters only (recomputed from the frozen
 test every time, never from an earlier refinement), so a resumed run refines as an uninterrupted
@@ -23,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from harnesspro.improvers.testsynth.check import SEARCH, Check
+from harnesspro.improvers.testsynth.check import SEARCH, SEED, Check
 from harnesspro.improvers.testsynth.facts import digest
 from harnesspro.improvers.testsynth.offline import SynthTest, combine
 
@@ -73,9 +74,11 @@ def agreed(facts: Sequence[Mapping[str, str]], skip: set[str]) -> list[Check]:
 
 
 def refine(test: SynthTest, voters: Sequence[Voter]) -> SynthTest:
-    """The frozen test with search-consensus checks on the aspects it leaves open."""
-    votes = pool(voters)
-    found = agreed(votes, {c.aspect for c in test.checks})
+    """The frozen test with search-consensus checks on the aspects it leaves open. A frozen
+    test that could not score keeps only the instruction's checks: its seed votes describe
+    rollouts none of which passed it (a program that was never written, say)."""
+    kept = test.checks if not test.unscorable else tuple(c for c in test.checks if c.kind != SEED)
+    found = agreed(pool(voters), {c.aspect for c in kept})
     if not found:
         return test
-    return replace(test, checks=combine(test.checks, found, test.reading))
+    return replace(test, checks=combine(kept, found, test.reading), unscorable="")

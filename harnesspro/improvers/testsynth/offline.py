@@ -75,14 +75,16 @@ def is_clean(trajectory: str) -> bool:
 VALUE_ASPECTS = ("content:", "stdout:", "lines:", "keys:", "tree:", "names:", "link:", "git:")
 """Aspects that compare what an output holds, not only that it is there."""
 
+OPPOSITE = {"ascending:": "descending:", "descending:": "ascending:"}
 ABSENT = (("kind", "absent"), ("exists", "False"))
 """Votes that a path the instruction asks for is missing: the instruction wins."""
 
 
 def combine(stated: Sequence[Check], voted: Sequence[Check], reading: Reading) -> tuple[Check, ...]:
-    """The instruction's checks, and the voted ones on other aspects that do not say an output
-    it asks for is missing; sorted by aspect."""
+    """The instruction's checks, and the voted ones on other aspects (not the opposite order
+    of one it states) that do not say an output it asks for is missing; sorted by aspect."""
     said = {c.aspect for c in stated}
+    said |= {OPPOSITE[k] + a[len(k) :] for a in said for k in OPPOSITE if a.startswith(k)}
     missing = {(f"{k}:{rel}", v) for rel in reading.outputs for k, v in ABSENT}
     kept = [c for c in voted if c.aspect not in said and (c.aspect, c.value) not in missing]
     return tuple(sorted([*stated, *kept], key=lambda c: c.aspect))

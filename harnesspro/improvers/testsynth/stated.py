@@ -21,7 +21,8 @@ from harnesspro.improvers.testsynth.formats import STRUCTURED, kind_of
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 NUMBER = r"(\d+|" + "|".join(NUMBERS) + r")"
 SORTED = re.compile(
-    r"\bsorted\b(?!\s+by\b(?!te))|\b(ascending|alphabetical|lexicographic(al)?|byte) order\b",
+    r"\bsorted\b(?!\s+by\b(?!te))|\balphabetically\b"
+    r"|\b(ascending|descending|alphabetical|lexicographic(al)?|byte) order\b",
     re.IGNORECASE,
 )
 BY_KEY = re.compile(r"\bby\s+(?!byte\b)", re.IGNORECASE)
@@ -41,6 +42,7 @@ NEWLINE = re.compile(
 UTF8 = re.compile(r"\bUTF-?8\b", re.IGNORECASE)
 EXACT_LINES = re.compile(rf"\bexactly {NUMBER} (lines|rows)\b|\b(a single) line\b", re.IGNORECASE)
 BOUNDARY = re.compile(r"\n\s*\n|\n\s*[-*] |\n\s*\d+\. ")
+BULLET = re.compile(r"^([-*]|\d+\.)\s+")
 SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
@@ -63,7 +65,7 @@ def regions(instruction: str, reading: Reading) -> Iterator[tuple[str, str]]:
         limit = mentions[i + 1][0] if i + 1 < len(mentions) else len(instruction)
         cut = BOUNDARY.search(instruction, end, limit)
         tail = cut.start() if cut else limit
-        yield rel, " ".join(instruction[head:tail].split())
+        yield rel, BULLET.sub("", " ".join(instruction[head:tail].split()))
 
 
 def _lines(text: str) -> str | None:

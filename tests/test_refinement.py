@@ -1,0 +1,120 @@
+"""Search consensus: hand-counted votes, and a task the seed never passes made scorable by the
+search's rollouts through the score step (frozen test kept, refinement recorded, verdicts)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from harnesspro.core.config import load_config
+from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.evaluation.scoring import freeze_tests, load_current, load_frozen
+from harnesspro.evolution.score_step import score_pending
+from harnesspro.improvers.testsynth.check import SEARCH, Check
+from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.facts import Reading, read_instruction
+from harnesspro.improvers.testsynth.gate import untouched_workspace
+from harnesspro.improvers.testsynth.offline import SynthTest
+from harnesspro.run.context import RunContext
+from harnesspro.run.folder import RunFolder
+from harnesspro.sandbox.bubblewrap import Bubblewrap
+from harnesspro.sandbox.snapshot import Snapshot
+from tests.conftest import tiny_config
+
+BASE = SynthTest("t", Reading("/workspace", ("out.txt",)), (Check("exists:out.txt", "True"),))
+
+
+def voters(*contents: str | None, judged: bool = True) -> list[Voter]:
+    return [Voter({} if c is None else {"content:out.txt": c}, judged) for c in contents]
+
+
+def search_checks(test: SynthTest) -> dict[str, tuple[str, int, int]]:
+    return {c.aspect: (c.value, c.support, c.of) for c in test.checks if c.kind == SEARCH}
+
+
+def test_a_clear_majority_of_those_who_answered_becomes_a_check() -> None:
+    # 5 of 6 answers agree; the two rollouts that wrote nothing are no answer
+    refined = refine(BASE, voters("a", "a", "a", "a", "a", "b", None, None))
+    assert search_checks(refined) == {"content:out.txt": ("a", 5, 6)}
+    assert BASE.checks[0] in refined.checks  # the frozen test's own check is kept as is
+
+
+def test_too_few_or_split_voters_abstain() -> None:
+    assert refine(BASE, voters("a", "a", "a")) == BASE  # 3 < MIN_SUPPORT
+    assert refine(BASE, voters("a", "a", "a", "a", "b", "b", "b", "b")) == BASE  # 4 of 8: no
+    assert search_checks(refine(BASE, voters("a", "a", "a", "a", "b", "b", "b")))  # 4 of 7
+
+
+def test_the_judged_clean_voters_decide_when_there_are_enough() -> None:
+    clean = voters("a", "a", "a", "a")
+    noisy = voters("b", "b", "b", "b", "b", "b", judged=False)
+    assert search_checks(refine(BASE, [*clean, *noisy])) == {"content:out.txt": ("a", 4, 4)}
+    # fewer than four clean ones: everyone votes, and "b" has 6 of 9
+    few = voters("a", "a", "a")
+    assert search_checks(refine(BASE, [*few, *noisy])) == {"content:out.txt": ("b", 6, 9)}
+
+
+def test_an_empty_output_is_no_answer_and_an_open_aspect_only_is_refined() -> None:
+    empty = [Voter({"nonempty:out.txt": "False", "lines:out.txt": "0"}, True)] * 9
+    full = [Voter({"nonempty:out.txt": "True", "lines:out.txt": "2"}, True)] * 4
+    assert search_checks(refine(BASE, [*empty, *full])) == {
+        "lines:out.txt": ("2", 4, 4),
+        "nonempty:out.txt": ("True", 4, 4),
+    }
+    checked = SynthTest("t", BASE.reading, (Check("content:out.txt", "z"),))
+    assert refine(checked, voters("a", "a", "a", "a", "a")) == checked
+
+
+def record(ctx: RunContext, key: str, candidate: str, task_id: str, files: Snapshot) -> None:
+    result = RolloutResult(key, "ok", Usage(100, 0, 10), 0.01, 1.0, 1, None, "", "", files)
+    artifacts = ctx.run.save_rollout(result)
+    ctx.ledger.record_rollout(
+        RolloutSpec(key, candidate, task_id, 0, 0), result, artifacts, "coreset"
+    )
+
+
+def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, evolution={"epochs": 1, "rollouts_per_task": 2})
+    ctx = RunContext.open(load_config(config), RunFolder(tmp_path / "run"), Console(quiet=True))
+    ctx.seed()
+    task_id = next(
+        t
+        for t in ctx.splits.coreset
+        if read_instruction(ctx.tasks[t].instruction, ctx.tasks[t].workdir).outputs
+    )
+    task = ctx.tasks[task_id]
+    outputs = read_instruction(task.instruction, task.workdir).outputs
+    output = outputs[-1]
+    untouched = untouched_workspace(task, Bubblewrap())
+    written = {**untouched.files, **{o: f"{o}\n".encode() for o in outputs}}
+    answer = Snapshot({**written, output: b"the answer\n"}, dirs=untouched.dirs)
+    wrong = Snapshot({**written, output: b"a wrong answer\n"}, dirs=untouched.dirs)
+    for n in range(2):  # the seed wrote nothing: 0 of G
+        record(ctx, f"seed{n}", "c000", task_id, untouched)
+    freeze_tests(ctx, [task_id])
+    frozen = load_frozen(ctx)[task_id]
+    assert "passes on none of the seed's 2 rollouts" in frozen.unscorable
+
+    for n in range(5):
+        record(ctx, f"right{n}", "c001", task_id, answer)
+    record(ctx, "wrong", "c002", task_id, wrong)
+    score_pending(ctx)
+
+    current = load_current(ctx)[task_id]
+    assert isinstance(current, SynthTest) and not current.unscorable
+    assert (f"content:{output}", 5, 6) in [
+        (c.aspect, c.support, c.of) for c in current.checks if c.kind == SEARCH
+    ]
+    assert load_frozen(ctx)[task_id] == frozen  # the frozen test itself never changes
+    stored = json.loads(ctx.run.refined_test(task_id).read_text())
+    assert any(c.get("kind") == SEARCH for c in stored["checks"])
+    passes = ctx.ledger.rollouts().set_index("key")["pass"]
+    # the judgement plays no part: the refined test compares the output's value
+    assert [passes[f"right{n}"] for n in range(5)] == [1] * 5
+    assert passes["wrong"] == 0 and passes["seed0"] == 0 and passes["seed1"] == 0
+
+    score_pending(ctx)  # nothing new: the same refinement, the same verdicts
+    assert load_current(ctx)[task_id] == current
+    assert ctx.ledger.rollouts().set_index("key")["pass"].equals(passes)
