@@ -150,9 +150,10 @@ class EvolutionConfig(Strict):
     bundles along lineages); or a baseline/ablation for `harnesspro bench`; `no-synth` is
     `harnesspro-v1` scored with a trajectory judgement instead of the frozen tests."""
     judge_trajectory: bool = True
-    """A rollout passes its frozen synthesized test only when the judgement passes it too
-    (improvers/testsynth/judge.py: from the gateway's chat log and the rollout's status, never
-    the harness's trajectory): the test checks the files, the judgement how the work ended.
+    """A rollout passes a frozen synthesized test that compares no output's value (or an llm
+    test) only when the judgement passes it too (improvers/testsynth/judge.py: from the
+    gateway's chat log and the rollout's status, never the harness's trajectory); where the
+    test compares values, the values decide (evaluation/scoring.needs_judgement).
     false = the frozen test alone. `no-synth` scores by the judgement alone and refuses
     false."""
     consensus: bool = True
