@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from harnesspro.evolution.improve import improve, search_account
 from harnesspro.execution.gateway.upstream import ReplayUpstream
 from harnesspro.improvers.editor.llm import LLMEditor
 from harnesspro.improvers.roles.scripted import ScriptedImprover
+from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH
 from harnesspro.improvers.testsynth.facts import Reading
 from harnesspro.improvers.testsynth.offline import Check, SynthTest
 from harnesspro.run.context import RunContext
@@ -94,6 +95,14 @@ def planted_run(folder: Path) -> RunContext:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(test.to_json())
         ctx.ledger.freeze_test(task_id, test.sha256, str(path.relative_to(ctx.run.root)))
+        # its refinement, with a check of each new kind carrying the canary
+        said = Check(f"lines:{planted}", "3", INSTRUCTION, source=CANARIES["synthesized"])
+        agreed = Check(f"content:{planted}", CANARIES["synthesized"], SEARCH, 5, 6)
+        refined = replace(test, checks=(*test.checks, said, agreed))
+        path = ctx.run.refined_test(task_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(refined.to_json())
+        ctx.ledger.refine_test(task_id, refined.sha256, str(path.relative_to(ctx.run.root)))
     for split in ("validation", "test"):
         task_id = getattr(splits, split)[0]
         for attempt in (0, 1):

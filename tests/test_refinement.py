@@ -4,6 +4,8 @@ search's rollouts through the score step (frozen test kept, refinement recorded,
 from __future__ import annotations
 
 import json
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -21,6 +23,7 @@ from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox.bubblewrap import Bubblewrap
 from harnesspro.sandbox.snapshot import Snapshot
+from harnesspro.tasks.loader import builtin_suite_dir
 from tests.conftest import tiny_config
 
 BASE = SynthTest("t", Reading("/workspace", ("out.txt",)), (Check("exists:out.txt", "True"),))
@@ -67,16 +70,29 @@ def test_an_empty_output_is_no_answer_and_an_open_aspect_only_is_refined() -> No
     assert refine(checked, voters("a", "a", "a", "a", "a")) == checked
 
 
-def record(ctx: RunContext, key: str, candidate: str, task_id: str, files: Snapshot) -> None:
+def record(
+    ctx: RunContext, key: str, candidate: str, task_id: str, files: Snapshot, split: str = "coreset"
+) -> None:
     result = RolloutResult(key, "ok", Usage(100, 0, 10), 0.01, 1.0, 1, None, "", "", files)
     artifacts = ctx.run.save_rollout(result)
-    ctx.ledger.record_rollout(
-        RolloutSpec(key, candidate, task_id, 0, 0), result, artifacts, "coreset"
-    )
+    ctx.ledger.record_rollout(RolloutSpec(key, candidate, task_id, 0, 0), result, artifacts, split)
 
 
-def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
-    config = tiny_config(tmp_path, evolution={"epochs": 1, "rollouts_per_task": 2})
+@dataclass(frozen=True)
+class HardTask:
+    """A run whose seed left one coreset task undone (0 of G), with workspaces to record."""
+
+    ctx: RunContext
+    task_id: str
+    output: str
+    answer: Snapshot
+    wrong: Snapshot
+
+
+def hard_task(tmp_path: Path, suite: Path | None = None) -> HardTask:
+    tasks = {} if suite is None else {"tasks": {"suite": str(suite), "test_fraction": 0.1}}
+    evolution = {"epochs": 1, "rollouts_per_task": 2}
+    config = tiny_config(tmp_path, evolution=evolution, **tasks)
     ctx = RunContext.open(load_config(config), RunFolder(tmp_path / "run"), Console(quiet=True))
     ctx.seed()
     task_id = next(
@@ -86,25 +102,30 @@ def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
     )
     task = ctx.tasks[task_id]
     outputs = read_instruction(task.instruction, task.workdir).outputs
-    output = outputs[-1]
     untouched = untouched_workspace(task, Bubblewrap())
     written = {**untouched.files, **{o: f"{o}\n".encode() for o in outputs}}
-    answer = Snapshot({**written, output: b"the answer\n"}, dirs=untouched.dirs)
-    wrong = Snapshot({**written, output: b"a wrong answer\n"}, dirs=untouched.dirs)
+    answer = Snapshot({**written, outputs[-1]: b"the answer\n"}, dirs=untouched.dirs)
+    wrong = Snapshot({**written, outputs[-1]: b"a wrong answer\n"}, dirs=untouched.dirs)
     for n in range(2):  # the seed wrote nothing: 0 of G
         record(ctx, f"seed{n}", "c000", task_id, untouched)
     freeze_tests(ctx, [task_id])
+    return HardTask(ctx, task_id, outputs[-1], answer, wrong)
+
+
+def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
+    run = hard_task(tmp_path)
+    ctx, task_id = run.ctx, run.task_id
     frozen = load_frozen(ctx)[task_id]
     assert "passes on none of the seed's 2 rollouts" in frozen.unscorable
 
     for n in range(5):
-        record(ctx, f"right{n}", "c001", task_id, answer)
-    record(ctx, "wrong", "c002", task_id, wrong)
+        record(ctx, f"right{n}", "c001", task_id, run.answer)
+    record(ctx, "wrong", "c002", task_id, run.wrong)
     score_pending(ctx)
 
     current = load_current(ctx)[task_id]
     assert isinstance(current, SynthTest) and not current.unscorable
-    assert (f"content:{output}", 5, 6) in [
+    assert (f"content:{run.output}", 5, 6) in [
         (c.aspect, c.support, c.of) for c in current.checks if c.kind == SEARCH
     ]
     assert load_frozen(ctx)[task_id] == frozen  # the frozen test itself never changes
@@ -118,3 +139,25 @@ def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
     score_pending(ctx)  # nothing new: the same refinement, the same verdicts
     assert load_current(ctx)[task_id] == current
     assert ctx.ledger.rollouts().set_index("key")["pass"].equals(passes)
+
+
+def test_consensus_never_reads_held_out_rollouts_official_tests_or_solutions(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "suite"
+    shutil.copytree(builtin_suite_dir(), suite)
+    (tmp_path / "a").mkdir()
+    run = hard_task(tmp_path / "a", suite)
+    for folder in suite.iterdir():  # official tests and solutions gone: nothing may need them
+        for part in ("tests", "solution"):
+            shutil.rmtree(folder / part, ignore_errors=True)
+    for n in range(6):  # held-out rollouts that agree: they are no voters
+        record(run.ctx, f"held{n}", "c001", run.task_id, run.answer, split="test")
+    score_pending(run.ctx)
+    assert load_current(run.ctx)[run.task_id].unscorable
+    assert not run.ctx.run.refined_test(run.task_id).exists()
+    for n in range(5):  # search rollouts that agree: the test is refined without them
+        record(run.ctx, f"right{n}", "c001", run.task_id, run.answer)
+    score_pending(run.ctx)
+    assert not load_current(run.ctx)[run.task_id].unscorable
+    assert run.ctx.ledger.rollouts().set_index("key")["pass"]["held0"] != 1
