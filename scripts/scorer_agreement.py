@@ -22,7 +22,6 @@ recall, precision, and the share of scorable tasks where the kind abstains (has 
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -39,14 +38,9 @@ from harnesspro.improvers.testsynth.consensus import Voter, refine
 from harnesspro.improvers.testsynth.facts import snapshot_facts
 from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
-from harnesspro.improvers.testsynth.offline import (
-    FAILURE_MARKERS,
-    SeedRollout,
-    SynthTest,
-    failures,
-    synthesize,
-)
+from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, failures, synthesize
 from harnesspro.reports.agreement import Agreement, agreement
+from harnesspro.reports.check_kinds import shows_error
 from harnesspro.run.context import SEED_ID
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import make_sandbox
@@ -135,24 +129,6 @@ def search_rollouts(root: Path) -> pd.DataFrame:
         for t in rows["task_id"]
     ]
     return rows
-
-
-def shows_error(trajectory: str) -> bool:
-    """Whether any tool result prints an error marker (the judge's and the offline
-    synthesizer's FAILURE_MARKERS) or an error event was logged."""
-    for line in trajectory.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(event, dict):
-            continue
-        if event.get("type") == "error":
-            return True
-        output = str(event.get("output"))
-        if event.get("type") == "tool_result" and any(m in output for m in FAILURE_MARKERS):
-            return True
-    return False
 
 
 Scorer = Callable[[Mapping[str, object]], bool]

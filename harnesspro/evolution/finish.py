@@ -11,6 +11,7 @@ from harnesspro.evaluation.removal import run_removals
 from harnesspro.evolution.compose import write_compositions
 from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
 from harnesspro.reports import agreement, budget, frames, levers
+from harnesspro.reports.check_kinds import check_kinds, kinds_body
 from harnesspro.reports.costs import write_run_costs
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.decision import decision_report, write_decision
@@ -26,7 +27,8 @@ def run_reports(ctx: RunContext) -> list[str]:
     """Write reports/agreement.json and reports/budget.json; return them as printable lines."""
     rollouts = ctx.ledger.rollouts()
     by_split = agreement.agreement_by_split(rollouts)
-    agreement.write_agreement(ctx.run.reports(), by_split)
+    kinds, quiet = check_kinds(ctx)
+    agreement.write_agreement(ctx.run.reports(), by_split, kinds_body(kinds, quiet))
     spend = budget.budget_report(
         rollouts,
         ctx.config.evaluation.max_rollouts,
@@ -45,7 +47,7 @@ def run_reports(ctx: RunContext) -> list[str]:
     coverage = levers.write_lever_reports(
         rollouts, ctx.ledger.plans(), ctx.splits.coreset, ctx.run.reports()
     )
-    lines = [agreement.describe(name, a) for name, a in by_split.items()]
+    lines = agreement.load_lines(ctx.run.root)
     data = load_run(ctx.run.root)
     effects = frames.lever_effect_table(data)
     write_lever_effects(effects, ctx.run.reports())

@@ -6,7 +6,7 @@ judgement)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -66,11 +66,13 @@ def agreement_by_split(rollouts: pd.DataFrame) -> dict[str, Agreement]:
     return out
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1%}"
+
+
 def describe(name: str, a: Agreement) -> str:
     """One line: the three rates and the counts behind them."""
-
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{x:.1%}"
+    pct = _pct
 
     return (
         f"synthesized vs official tests ({name}, {a.rollouts} rollouts): failure recall "
@@ -81,12 +83,16 @@ def describe(name: str, a: Agreement) -> str:
     )
 
 
-def write_agreement(folder: Path, by_split: dict[str, Agreement]) -> Path:
-    """reports/agreement.json."""
+def write_agreement(
+    folder: Path, by_split: dict[str, Agreement], more: Mapping[str, object] | None = None
+) -> Path:
+    """reports/agreement.json: the search verdicts' agreement per split, and `more` (the
+    check kinds and quiet failures, reports/check_kinds.py)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "agreement.json"
     body = {name: asdict(a) for name, a in by_split.items()}
-    write_text_atomic(path, json.dumps({"positive_class": "failure", **body}, indent=2) + "\n")
+    text = json.dumps({"positive_class": "failure", **body, **(more or {})}, indent=2)
+    write_text_atomic(path, text + "\n")
     return path
 
 
@@ -97,4 +103,22 @@ def load_lines(run_dir: Path) -> list[str]:
         return []
     data = json.loads(path.read_text())
     data.pop("positive_class", None)
-    return [describe(name, Agreement(**fields)) for name, fields in data.items()]
+    kinds = data.pop("check_kinds", {})
+    quiet = data.pop("quiet_failures", None)
+    lines = [describe(name, Agreement(**fields)) for name, fields in data.items()]
+    for kind, fields in kinds.items():
+        a = Agreement(**fields["agreement"])
+        if not a.rollouts:
+            continue
+        lines.append(
+            f"  {kind} checks alone: failure recall {_pct(a.failure_recall)}, precision "
+            f"{_pct(a.failure_precision)}; no check on {fields['abstains']} of "
+            f"{fields['tasks']} tasks"
+        )
+    if quiet is not None and quiet["rollouts"]:
+        q = Agreement(**quiet)
+        lines.append(
+            f"  official failures with no error marker: {q.both_fail} of {q.rollouts} caught "
+            f"({_pct(q.failure_recall)})"
+        )
+    return lines
