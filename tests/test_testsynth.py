@@ -45,11 +45,24 @@ def test_clean_means_every_failure_was_retried() -> None:
 def test_only_clean_rollouts_vote() -> None:
     good = {"in.txt": b"a\nb\nc\n", "out.txt": b"3\n", "dir/x": b"1"}
     bad = {"in.txt": b"a\nb\nc\n", "out.txt": b"", "dir/x": b"1"}
-    seed = [SeedRollout(bad, BROKEN), SeedRollout(bad, BROKEN), SeedRollout(good, CLEAN)]
+    seed = [SeedRollout(bad, BROKEN), SeedRollout(good, CLEAN), SeedRollout(good, CLEAN)]
     test = synthesize("t", INSTRUCTION, "/workspace", seed)
     assert score(test, good) and not score(test, bad)
     assert not score(test, {k: v for k, v in good.items() if k != "dir/x"})
     assert SynthTest.from_json(test.to_json()) == test
+
+
+def test_a_lone_clean_rollout_is_no_majority_and_broken_ones_cannot_outvote_it() -> None:
+    good = {"in.txt": b"a\nb\nc\n", "out.txt": b"3\n", "dir/x": b"1"}
+    bad = {"in.txt": b"a\nb\nc\n", "out.txt": b"", "dir/x": b"1"}
+    seed = [SeedRollout(bad, BROKEN), SeedRollout(bad, BROKEN), SeedRollout(good, CLEAN)]
+    test = synthesize("t", INSTRUCTION, "/workspace", seed)
+    # out.txt's value abstains (search consensus may fill it in); what all three agree on holds
+    aspects = {c.aspect for c in test.checks}
+    assert not aspects & {"content:out.txt", "nonempty:out.txt", "lines:out.txt"}
+    assert {"kind:out.txt", "exists:out.txt", "names:dir"} <= aspects
+    assert score(test, good) and score(test, bad)
+    assert not score(test, {k: v for k, v in good.items() if k != "dir/x"})
 
 
 def test_disagreement_falls_back_to_existence() -> None:

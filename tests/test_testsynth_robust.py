@@ -22,7 +22,7 @@ from harnesspro.execution.rollout import write_tree
 from harnesspro.improvers.testsynth import facts
 from harnesspro.improvers.testsynth.facts import Reading, command_facts, read_instruction
 from harnesspro.improvers.testsynth.gate import untouched_workspace
-from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
+from harnesspro.improvers.testsynth.offline import Check, SeedRollout, SynthTest, score, synthesize
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox.bubblewrap import Bubblewrap
@@ -275,18 +275,21 @@ def _chat(output: str, answered: bool = True) -> str:
     return "\n".join(log.lines)
 
 
-@pytest.mark.parametrize("judged", [True, False])
-def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
-    tmp_path: Path, judged: bool
+@pytest.mark.parametrize(("judged", "blind"), [(True, True), (False, True), (True, False)])
+def test_a_pass_needs_the_trajectory_judgement_where_the_test_sees_no_value(
+    tmp_path: Path, judged: bool, blind: bool
 ) -> None:
     """Three rollouts with the same right files: the one that answered after a clean command
     passes; the one that never answered and the one whose last command failed (as the
-    gateway's chat log shows; each harness trajectory claims a clean submission) pass only
-    when `evolution.judge_trajectory` is false (the frozen test alone)."""
+    gateway's chat log shows; each harness trajectory claims a clean submission) pass, when
+    the frozen test checks only that the outputs exist (`blind`), only with
+    `evolution.judge_trajectory` false; when it compares the files' values, the values
+    decide."""
     suite = tmp_path / "suite"
     for source in sorted(builtin_suite_dir().iterdir())[:6]:
         shutil.copytree(source, suite / source.name)
     evolution = {"epochs": 1, "rollouts_per_task": 2, "judge_trajectory": judged}
+    evolution |= {"consensus": False} if blind else {}
     config = tiny_config(tmp_path, tasks={"suite": str(suite)}, evolution=evolution)
     ctx = RunContext.open(load_config(config), RunFolder(tmp_path / "run"), Console(width=200))
     ctx.seed()
@@ -311,7 +314,14 @@ def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
         )
         spec = RolloutSpec(key, candidate, task_id, int(attempt), 0)
         ctx.ledger.record_rollout(spec, result, ctx.run.save_rollout(result), "coreset")
-        if key == "c000-1":
+        if key == "c000-1" and blind:
+            reading = read_instruction(REPORT, "/workspace")
+            test = SynthTest(task_id, reading, (Check("exists:report.json", "True"),))
+            path = ctx.run.synth_test(task_id)
+            path.parent.mkdir(parents=True)
+            path.write_text(test.to_json())
+            ctx.ledger.freeze_test(task_id, test.sha256, str(path.relative_to(ctx.run.root)))
+        elif key == "c000-1":
             # written from the seed's two rollouts, as a run does
             freeze_tests(ctx, ctx.splits.coreset)
     score_pending(ctx)
@@ -320,6 +330,6 @@ def test_a_pass_needs_the_trajectory_judgement_unless_switched_off(
         "c000-0": True,
         "c000-1": True,
         "c001-0": True,
-        "c001-1": not judged,
-        "c001-2": not judged,
+        "c001-1": not (judged and blind),
+        "c001-2": not (judged and blind),
     }

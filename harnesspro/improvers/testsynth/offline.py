@@ -148,13 +148,18 @@ def vote(
     clean: Sequence[Mapping[str, str]], every: Sequence[Mapping[str, str]]
 ) -> tuple[Check, ...]:
     """Checks for the aspects on which a strict majority of the clean rollouts agree, or,
-    where they split, a strict majority of all the seed's rollouts; at least two votes unless
-    the seed has a single rollout (one rollout agrees with nobody)."""
+    where they split, a strict majority of all the seed's rollouts that no clean rollout
+    contradicts; at least two votes unless the seed has a single rollout (one rollout agrees
+    with nobody)."""
     aspects = sorted({a for f in every for a in f})
     least = min(2, len(every))
     checks = []
     for aspect in aspects:
-        check = _majority(clean, aspect, least) or _majority(every, aspect, least)
+        check = _majority(clean, aspect, least)
+        if check is None:
+            check = _majority(every, aspect, least)
+            if check is not None and any(f.get(aspect) != check.value for f in clean):
+                check = None  # rollouts with a failure left unretried outvote no clean one
         if check is not None:
             checks.append(check)
     return tuple(checks)
