@@ -7,7 +7,7 @@ table, resolution, wall time).
 
 Paste its output into docs/benchmarks.md; the numbers are never typed by hand. `--keep DIR`
 also copies the bench's own small files (bench.csv, summary.md, command.txt, timing.json) into
-DIR, so that `scripts/bench_pool.py` can pool its units with later benches' from the
+DIR, so that `harnesspro bench pool` can pool its units with later benches' from the
 repository, after the machine that ran it (and OUT) is gone.
 """
 
@@ -20,8 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-KEPT = ("bench.csv", "summary.md", "command.txt", "timing.json")
-"""What `--keep` copies: the units' rows (what bench_pool.py reads) and how they were made."""
+KEPT = ("bench.csv", "summary.md", "command.txt", "timing.json", "commit.txt")
+"""What `--keep` copies: the units' rows (what `harnesspro bench pool` reads) and how they were made."""
 
 
 def head_commit() -> str:

@@ -1,4 +1,5 @@
-"""scripts/bench_points.py, bench_survivors.py, bench_candidates.py and bench_pool.py against cases
+"""scripts/bench_points.py, bench_survivors.py, bench_candidates.py and `harnesspro bench pool`
+(harnesspro/bench/pool.py) against cases
 worked by hand."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from types import ModuleType
 
 import pandas as pd
 import pytest
+
+from harnesspro.bench import pool as bench_pool
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("bench_points", ROOT / "scripts" / "bench_points.py")
@@ -101,12 +104,16 @@ def bench_csv(folder: Path, profile: int, mine: float, theirs: float) -> Path:
     return folder
 
 
+def paired_row(text: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("| harnesspro - nsga2"))
+
+
 def test_pooled_benches_add_their_units_and_refuse_a_unit_twice(tmp_path: Path) -> None:
-    pool = load_script("bench_pool")
+    pool = bench_pool
     a = bench_csv(tmp_path / "a", 1, 0.9, 0.8)  # +0.1
     b = bench_csv(tmp_path / "b", 2, 0.7, 0.8)  # -0.1
     c = bench_csv(tmp_path / "c", 3, 0.9, 0.6)  # +0.3
-    row = pool.pooled([a, b, c]).splitlines()[2]
+    row = paired_row(pool.pooled([a, b, c]))
     assert row.startswith("| harnesspro - nsga2 (normalised_hv) | 3 | +0.100 [")  # (0.1-0.1+0.3)/3
     assert row.endswith("| 2/0/1 |")
     levels = pool.level_rows(pd.concat([pd.read_csv(f / "bench.csv") for f in (a, b, c)]))
@@ -127,7 +134,7 @@ def test_a_reference_of_some_variants_alone_by_hand(tmp_path: Path) -> None:
         {**row, "variant": "b", "lite_pass": 0.6, "lite_cost": 0.8, "medium_pass": 0.6,
          "medium_cost": 0.8, "heavy_pass": 0.6, "heavy_cost": 0.8, "normalised_hv": 0.0},
     ])  # fmt: skip
-    pool = load_script("bench_pool")
+    pool = bench_pool
     # the union: 0.5 x 0.3 + 0.6 x 0.2 + 0.8 x 1.0 = 1.07
     both = pool.against(rows, ["a", "b"])["normalised_hv"]
     assert list(both) == pytest.approx([1.05 / 1.07, 0.72 / 1.07])
@@ -140,7 +147,7 @@ def test_a_reference_of_some_variants_alone_by_hand(tmp_path: Path) -> None:
 
 
 def test_a_kept_bench_pools_from_its_copy_and_is_never_overwritten(tmp_path: Path) -> None:
-    record, pool = load_script("bench_record"), load_script("bench_pool")
+    record, pool = load_script("bench_record"), bench_pool
     a = bench_csv(tmp_path / "a", 1, 0.9, 0.8)  # +0.1
     b = bench_csv(tmp_path / "b", 2, 0.6, 0.8)  # -0.2
     for out in (a, b):
@@ -150,7 +157,7 @@ def test_a_kept_bench_pools_from_its_copy_and_is_never_overwritten(tmp_path: Pat
     kept = tmp_path / "kept" / "a"
     assert sorted(p.name for p in kept.iterdir()) == ["bench.csv", "command.txt", "summary.md"]
     # the copy pools as the original did: (0.1 - 0.2) / 2 over the two units
-    row = pool.pooled([kept, b]).splitlines()[2]
+    row = paired_row(pool.pooled([kept, b]))
     assert row.startswith("| harnesspro - nsga2 (normalised_hv) | 2 | -0.050 [")
     # a second bench into the same folder is refused, and the first copy stays as it was
     assert record.main([str(b), "B", "--commit", "abc", "--keep", str(kept)]) == 2
@@ -181,3 +188,48 @@ def test_replicates_by_hand() -> None:
     nothing = pd.DataFrame([row(3, 0.5, 0.0), row(3, 0.7, 0.0)])
     table = bench_replicates.figures(pd.concat([rows, nothing]))
     assert table["the seed point alone, against its own measurements"].n == 2
+
+
+def test_benches_of_other_commits_pool_only_when_git_shows_the_same_code(tmp_path: Path) -> None:
+    a = bench_csv(tmp_path / "a", 1, 0.9, 0.8)
+    b = bench_csv(tmp_path / "b", 2, 0.7, 0.8)
+    (a / "commit.txt").write_text("aaaa\n")
+    (b / "commit.txt").write_text("bbbb\n")
+    with pytest.raises(ValueError, match="different commits \\(aaaa, bbbb\\)"):
+        bench_pool.pooled([a, b])
+    # declared, but git cannot show these (unknown) commits hold the same code: refused
+    with pytest.raises(ValueError, match="git diff aaaa bbbb"):
+        bench_pool.pooled([a, b], equivalent=["aaaa", "bbbb"])
+    (b / "commit.txt").write_text("aaaa\n")
+    head = bench_pool.pooled([a, b]).splitlines()
+    assert head[0] == "Pool of 2 benches, commit aaaa:"
+    assert head[1:3] == [f"- {a}: 1 units, commit aaaa", f"- {b}: 1 units, commit aaaa"]
+
+
+def test_the_same_code_by_git(tmp_path: Path) -> None:
+    import subprocess
+
+    def git(*argv: str) -> str:
+        done = subprocess.run(["git", "-C", str(tmp_path), *argv], capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "harnesspro").mkdir()
+    (tmp_path / "harnesspro" / "x.py").write_text("x = 1\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    first = git("rev-parse", "HEAD")
+    (tmp_path / "README.md").write_text("docs only\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "docs")
+    docs = git("rev-parse", "HEAD")
+    (tmp_path / "harnesspro" / "x.py").write_text("x = 2\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "code")
+    code = git("rev-parse", "HEAD")
+    assert bench_pool.same_code(first, docs, tmp_path)
+    assert not bench_pool.same_code(first, code, tmp_path)
+    assert bench_pool.head_commit(tmp_path) == code[:12]
+    (tmp_path / "harnesspro" / "x.py").write_text("x = 3\n")
+    assert bench_pool.head_commit(tmp_path) == code[:12] + "-dirty"

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from harnesspro.bench import report, yardstick
 from harnesspro.bench.arithmetic import Point
+from harnesspro.bench.pool import head_commit, pooled
 from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
 from harnesspro.bench.shards import run_shards
 from harnesspro.bench.split import resolution
@@ -70,6 +71,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the serial parts of one process's runs leave a core idle",
     )
     bench.add_argument("--out", type=Path, default=Path("runs/bench"))
+    bench.add_argument(
+        "action",
+        nargs="?",
+        choices=["pool"],
+        help="pool: the paired table over finished bench folders of one commit (below)",
+    )
+    bench.add_argument("folders", nargs="*", type=Path, help="pool: bench folders (OUT)")
+    bench.add_argument(
+        "--reference", default="", help="pool: normalise against these variants' fronts only"
+    )
+    bench.add_argument(
+        "--equivalent",
+        default="",
+        help="pool: commits declared equivalent (git shows no change under harnesspro/, configs/)",
+    )
 
 
 def parse_seeds(text: str, option: str = "--profile-seeds", unique: bool = True) -> list[int]:
@@ -162,7 +178,29 @@ def timing(out: Path, seconds: float, units: int, variants: int) -> str:
     )
 
 
+def cmd_pool(args: argparse.Namespace, console: Console) -> int:
+    """`harnesspro bench pool OUT [OUT ...]`."""
+    missing = [f for f in args.folders if not (f / "bench.csv").is_file()]
+    if not args.folders or missing:
+        where = f"{missing[0]}: no bench.csv" if missing else "no bench folder given"
+        raise ConfigError(f"bench pool: {where}; pass finished bench folders (their OUT).")
+    reference = [v for v in args.reference.split(",") if v]
+    try:
+        text = pooled(args.folders, reference, [c for c in args.equivalent.split(",") if c])
+    except ValueError as exc:
+        raise ConfigError(f"bench pool: {exc}.") from None
+    console.print(text, markup=False)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
+    if args.action == "pool":
+        return cmd_pool(args, console)
+    pool_only = [("folders", args.folders), ("--reference", args.reference),
+                 ("--equivalent", args.equivalent)]  # fmt: skip
+    stray = [name for name, value in pool_only if value]
+    if stray:
+        raise ConfigError(f"{stray[0]} belongs to `harnesspro bench pool`; remove it here.")
     out = args.out.resolve()
     fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
     base = load_config(args.config, [*args.set, *fast])
@@ -189,6 +227,7 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     console.print(f"bench: {len(chosen)} variants x profiles {seeds}{several} -> {out}")
     (out / "command.txt").parent.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(command_line(args) + "\n")
+    (out / "commit.txt").write_text(head_commit() + "\n")
     if args.workers > 1 and len(seeds) > 1:
         run_shards(shlex.split(command_line(args))[1:], units, args.workers, out, console)
         (out / "command.txt").write_text(command_line(args) + "\n")  # the children wrote theirs
