@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from harnesspro.evaluation.scoring import needs_judgement
+from harnesspro.evaluation.scoring import needs_judgement, write_summary
 from harnesspro.improvers.testsynth.consensus import Voter, refine
 from harnesspro.improvers.testsynth.facts import snapshot_facts
 from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
@@ -70,6 +70,7 @@ def refine_tests(
     """Refine every offline frozen test from the scored search rollouts; where the refinement
     differs from the `current` test of the task, grade the task's rollouts again and record."""
     rollouts = ctx.ledger.rollouts()
+    changed = False
     for task_id, test in sorted(frozen.items()):
         if not isinstance(test, SynthTest):
             continue
@@ -89,3 +90,6 @@ def refine_tests(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(new.to_json())
         ctx.ledger.refine_test(task_id, new.sha256, str(path.relative_to(ctx.run.root)))
+        changed = True
+    if changed:
+        write_summary(ctx)

@@ -17,6 +17,7 @@ of every score.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -158,13 +159,20 @@ def summary(test: FrozenTest) -> dict[str, object]:
     """One frozen test in the report: its mode, what it checks, why it cannot score."""
     if isinstance(test, ExecTest):
         return {"mode": "llm", "kind": test.kind, "seed_verdicts": list(test.seed_verdicts)}
-    return {"mode": "offline", "checks": len(test.checks), "unscorable": test.unscorable}
+    kinds = Counter(c.kind for c in test.checks)
+    return {
+        "mode": "offline",
+        "checks": len(test.checks),
+        "by_kind": dict(sorted(kinds.items())),
+        "unscorable": test.unscorable,
+    }
 
 
 def write_summary(ctx: RunContext) -> None:
-    """reports/synth_tests.json: every frozen test's mode and checks, and the unscorable
-    tasks (left out of scoring) with their reasons."""
-    tests = load_frozen(ctx)
+    """reports/synth_tests.json: every task's current test (its refinement by search
+    consensus, else its frozen test): mode, checks by kind, and the unscorable tasks (left
+    out of scoring) with their reasons."""
+    tests = load_current(ctx)
     body = {
         "tests": {t: summary(test) for t, test in sorted(tests.items())},
         "unscorable": {t: test.unscorable for t, test in sorted(tests.items()) if test.unscorable},
