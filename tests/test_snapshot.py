@@ -10,7 +10,7 @@ from pathlib import Path
 from harnesspro.execution.rollout import write_tree
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox.bubblewrap import Bubblewrap
-from harnesspro.sandbox.snapshot import Snapshot, load, save, take
+from harnesspro.sandbox.snapshot import Snapshot, dumps, load, loads, save, take
 
 
 def make_workspace(root: Path) -> None:
@@ -39,6 +39,13 @@ def test_links_modes_and_folders_are_kept(tmp_path: Path) -> None:
     again = write_tree(tmp_path / "again", snap)
     assert os.readlink(again / "current") == "releases/1.2.0"
     assert os.stat(again / "releases/1.2.0/bin/run").st_mode & 0o777 == 0o755
+
+
+def test_one_json_document_keeps_bytes_links_modes_and_folders(tmp_path: Path) -> None:
+    make_workspace(tmp_path / "w")
+    (tmp_path / "w" / "bytes.bin").write_bytes(bytes(range(256)))
+    snap = take(tmp_path / "w")
+    assert loads(dumps(snap)) == snap and loads(dumps(snap)).files["bytes.bin"] == bytes(range(256))
 
 
 def test_old_run_folders_load_as_files_only(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import glob
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from harnesspro.core.records import RolloutResult, Task
 from harnesspro.execution.llama.server import ServerError, answers
 from harnesspro.run.context import seed_template
 from harnesspro.run.local_model import serving
+from harnesspro.sandbox.snapshot import as_snapshot
+from harnesspro.sandbox.snapshot import dumps as dumps_snapshot
 from harnesspro.tasks.loader import load_task, suite_dir
 
 
@@ -115,11 +118,24 @@ def cmd_calibrate(args: argparse.Namespace, console: Console) -> int:
             kept = trajectories / harness.name / f"{task}-{attempt}.jsonl"
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_text(result.chat_log or result.trajectory)
+            keep_workspace(kept.with_suffix(".workspace.json"), result.workspace)
             return row(result)
 
         written = run_table(plan, harnesses, args.out, run_row)
     console.print(f"{written} rollouts written to {args.out}", markup=False)
     return 0
+
+
+KEPT_WORKSPACE_BYTES = 256 * 1024
+"""A row's final working directory is kept beside its chat log (so the label-free scorer can
+be measured on the real model's rollouts) up to this many bytes of files."""
+
+
+def keep_workspace(path: Path, workspace: Mapping[str, bytes]) -> None:
+    """The rollout's final working directory as one JSON file, unless it is too large."""
+    snap = as_snapshot(workspace)
+    if sum(len(data) for data in snap.files.values()) <= KEPT_WORKSPACE_BYTES:
+        path.write_text(dumps_snapshot(snap))
 
 
 def _interval(e: Estimate | None, scale: float = 100.0) -> str:

@@ -10,6 +10,7 @@ relative path -> bytes, so code that only reads files sees the same thing as bef
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import stat
@@ -191,6 +192,25 @@ def save(folder: Path, snap: Mapping[str, bytes]) -> None:
     write(folder / "workspace", Snapshot(snap.files, dirs=snap.dirs))
     # ensure_ascii (the default) keeps a non-UTF-8 name's surrogate escapes: lossless.
     (folder / META).write_text(json.dumps(snap.meta(), indent=1, sort_keys=True) + "\n")
+
+
+def dumps(snap: Mapping[str, bytes]) -> str:
+    """A snapshot as one JSON document (file bytes in base64), for keeping beside a table."""
+    snap = as_snapshot(snap)
+    files = {rel: base64.b64encode(data).decode() for rel, data in sorted(snap.files.items())}
+    return json.dumps({"files": files, **snap.meta()}, sort_keys=True) + "\n"
+
+
+def loads(text: str) -> Snapshot:
+    """The snapshot `dumps` wrote."""
+    data = json.loads(text)
+    return Snapshot(
+        {rel: base64.b64decode(b64) for rel, b64 in data["files"].items()},
+        links=data.get("links", {}),
+        modes={k: int(v, 8) for k, v in data.get("modes", {}).items()},
+        dirs=tuple(data.get("dirs", [])),
+        git=data.get("git", {}),
+    )
 
 
 def load(folder: Path) -> Snapshot:
