@@ -139,6 +139,13 @@ def test_a_reference_of_some_variants_alone_by_hand(tmp_path: Path) -> None:
     both = pool.against(rows, ["a", "b"])["normalised_hv"]
     assert list(both) == pytest.approx([1.05 / 1.07, 0.72 / 1.07])
     assert list(pool.against(rows, ["b"])["normalised_hv"]) == pytest.approx([1.05 / 0.72, 1.0])
+    # at 3x the seed's cost (3.0): a 0.5 x 0.5 + 0.8 x 2.0 = 1.85, b 0.6 x 2.2 = 1.32, the
+    # union 0.5 x 0.3 + 0.6 x 0.2 + 0.8 x 2.0 = 1.87
+    at3 = pool.normalised(rows, ["a", "b"], 3.0)
+    assert at3 == pytest.approx([1.85 / 1.87, 1.32 / 1.87])
+    # one point only, at 2x: a's best is medium, 0.8 x 1.0 (lite gives 0.5 x 1.5 = 0.75)
+    single = pool.normalised(rows, ["a", "b"], 2.0, single=True)
+    assert single == pytest.approx([0.8 / 1.07, 0.72 / 1.07])
     folder = tmp_path / "bench"
     folder.mkdir()
     rows.to_csv(folder / "bench.csv", index=False)

@@ -9,7 +9,10 @@ Every bench folder records the commit it ran (OUT/commit.txt, `-dirty` when the 
 the configs had uncommitted changes). Benches of different commits pool only when declared
 equivalent (`--equivalent C1,C2`), and only when git shows no change between them under
 harnesspro/ and configs/ (the check is run and quoted). `--reference V1,V2` recomputes every
-normalised hypervolume against each unit's front of the named variants' points alone.
+normalised hypervolume against each unit's front of the named variants' points alone. Beside
+the bench's own figure (normalised hypervolume at twice the seed's cost) it reports the same
+at 1.5x and 3x, and the best-single-point score: the hypervolume of the seed and the one
+operating point that gives the most, for a user who deploys one point.
 """
 
 from __future__ import annotations
@@ -105,18 +108,47 @@ def points(row: pd.Series) -> list[Point]:
     return [(float(row[f"{m}_pass"]), float(row[f"{m}_cost"])) for m in MODES]
 
 
-def against(rows: pd.DataFrame, reference: list[str]) -> pd.DataFrame:
-    """The rows with normalised_hv recomputed against each unit's front of the `reference`
-    variants' points."""
-    out = rows.copy()
+def normalised(
+    rows: pd.DataFrame,
+    reference: Sequence[str],
+    multiple: float = REF_COST_MULTIPLE,
+    single: bool = False,
+) -> list[float]:
+    """Each row's hypervolume over that of its unit's front of the `reference` variants'
+    points, at `multiple` times the seed's cost; `single`: of the seed and the row's best one
+    operating point only (the most a user deploying one point gets)."""
+    out = [math.nan] * len(rows)
+    where = {index: n for n, index in enumerate(rows.index)}
     for _, unit in rows.groupby(["profile", "run_seed"]):
-        ref_cost = REF_COST_MULTIPLE * float(unit["seed_cost"].iloc[0])
+        ref_cost = multiple * float(unit["seed_cost"].iloc[0])
         mine = unit[unit["variant"].isin(reference)]
         whole = area(reference_front([points(r) for _, r in mine.iterrows()]), ref_cost)
         for i, row in unit.iterrows():
-            own = area(points(row), ref_cost)
-            out.at[i, "normalised_hv"] = own / whole if whole > 0 else math.nan
+            seed, *chosen = points(row)
+            own = (
+                max(area([seed, point], ref_cost) for point in chosen)
+                if single
+                else area([seed, *chosen], ref_cost)
+            )
+            out[where[i]] = own / whole if whole > 0 else math.nan
     return out
+
+
+def against(rows: pd.DataFrame, reference: list[str]) -> pd.DataFrame:
+    """The rows with normalised_hv recomputed against each unit's front of the `reference`
+    variants' points."""
+    return rows.assign(normalised_hv=normalised(rows, reference))
+
+
+MULTIPLES = (1.5, 2.0, 3.0)
+
+
+def other_figures(rows: pd.DataFrame, reference: Sequence[str]) -> pd.DataFrame:
+    """The rows with normalised hypervolume at 1.5x, 2x and 3x the seed's cost, and the
+    best-single-point score at 2x, each against the `reference` variants' fronts."""
+    columns = {f"hv_at_{m:g}x": normalised(rows, reference, m) for m in MULTIPLES}
+    columns["best_single_point"] = normalised(rows, reference, REF_COST_MULTIPLE, single=True)
+    return rows.assign(**columns)
 
 
 def pooled(
@@ -134,7 +166,13 @@ def pooled(
     if (units + rows["variant"]).duplicated().any():
         raise ValueError("a unit appears in two of these benches: pool benches on other units")
     table = paired_markdown(paired_frame(rows, DEFAULT), DEFAULT) + "\n\n" + levels(rows)
-    return head + "\n\n" + table
+    if not {f"{m}_{axis}" for m in MODES for axis in ("pass", "cost")} <= set(rows):
+        return "\n\n".join([head, table, "(no operating points in bench.csv: one reference)"])
+    figures = other_figures(rows, reference or list(dict.fromkeys(rows["variant"])))
+    more = [paired_frame(figures, DEFAULT, f"hv_at_{m:g}x") for m in MULTIPLES]
+    more.append(paired_frame(figures, DEFAULT, "best_single_point"))
+    others = paired_markdown(pd.concat(more, ignore_index=True), DEFAULT)
+    return "\n\n".join([head, table, "At other reference costs, and one point only:", others])
 
 
 def level_rows(rows: pd.DataFrame) -> dict[str, Interval]:
