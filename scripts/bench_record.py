@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 KEPT = ("bench.csv", "summary.md", "command.txt", "timing.json", "commit.txt")
-"""What `--keep` copies: the units' rows (what `harnesspro bench pool` reads) and how they were made."""
+"""What `--keep` copies: the units' rows (what `harnesspro bench pool` reads) and how they
+were made."""
 
 
 def head_commit() -> str:

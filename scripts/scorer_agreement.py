@@ -31,7 +31,6 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.core.ledger import Ledger
-from harnesspro.evaluation.refinement import search_rows
 from harnesspro.evaluation.scoring import FrozenTest, grade, needs_judgement, parse_test
 from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED
 from harnesspro.improvers.testsynth.consensus import Voter, refine
@@ -61,28 +60,32 @@ def stored_tests(root: Path) -> dict[str, FrozenTest]:
     return {t: parse_test((root / rel).read_text()) for t, (_, rel) in frozen.items()}
 
 
-def written_now(root: Path, rows: pd.DataFrame, task_id: str) -> tuple[SynthTest, SynthTest]:
+def written_now(root: Path, task_id: str) -> tuple[SynthTest, SynthTest]:
     """(the test this code synthesizes from the stored seed rollouts, its refinement by all
-    of the run's coreset rollouts), each gated."""
+    of the run's scored search rollouts), each gated."""
     folder, task = RunFolder(root), load_task(builtin_suite_dir() / task_id)
-    seed_keys = rows[(rows["candidate_id"] == SEED_ID) & (rows["task_id"] == task_id)]["key"]
+    ledger = Ledger(root / "ledger.sqlite")
+    try:
+        voting = ledger.search_rollouts(task_id)
+    finally:
+        ledger.close()
+    seed_keys = [r.key for r in voting if r.candidate_id == SEED_ID and r.split == "coreset"]
     seed = [SeedRollout(folder.workspace(k), folder.trajectory(k)) for k in seed_keys]
     untouched = untouched_workspace(task, SANDBOX)
     test = synthesize(task_id, task.instruction, task.workdir, seed, SANDBOX)
     spaces = [folder.workspace(k) for k in seed_keys]
     if not test.unscorable:
         test = replace(test, unscorable=refusal(test, untouched, spaces, SANDBOX))
-    voting = search_rows(rows, task_id)
+    everyone = {r.key: folder.workspace(r.key) for r in voting}
     voters = [
         Voter(
-            snapshot_facts(folder.workspace(k), test.reading, SANDBOX),
-            judge(folder.chat_log(k), str(s)),
+            snapshot_facts(everyone[r.key], test.reading, SANDBOX),
+            judge(folder.chat_log(r.key), r.status),
         )
-        for k, s in zip(voting["key"], voting["status"], strict=True)
+        for r in voting
     ]
     refined = refine(test, voters)
-    everyone = [folder.workspace(k) for k in voting["key"]]
-    if refined == test or refusal(refined, untouched, everyone, SANDBOX):
+    if refined == test or refusal(refined, untouched, list(everyone.values()), SANDBOX):
         refined = test
     return test, refined
 
@@ -97,7 +100,7 @@ def search_rollouts(root: Path) -> pd.DataFrame:
     finally:
         ledger.close()
     stored = stored_tests(root)
-    now = {t: written_now(root, every, t) for t in stored}
+    now = {t: written_now(root, t) for t in stored}
     tests = {
         VERSIONS[0]: stored,
         VERSIONS[1]: {t: pair[0] for t, pair in now.items()},

@@ -20,6 +20,7 @@ from harnesspro.core.records import (
     ModelCall,
     Plan,
     RolloutResult,
+    RolloutRow,
     RolloutSpec,
 )
 
@@ -175,6 +176,21 @@ class Ledger:
             "ORDER BY candidate_id, split, task_id, attempt, key",
             self.db,
         )
+
+    def search_rollouts(self, task_id: str) -> list[RolloutRow]:
+        """A task's coreset and validation rollouts that are not infrastructure faults (never
+        a held-out one), in the order of `rollouts`."""
+        rows = self.db.execute(
+            "SELECT key, candidate_id, task_id, COALESCE(split, 'coreset'), status, pass "
+            "FROM rollouts WHERE task_id = ? AND status != 'infra_error' "
+            "AND COALESCE(split, 'coreset') IN ('coreset', 'validation') "
+            "ORDER BY candidate_id, split, task_id, attempt, key",
+            (task_id,),
+        )
+        return [
+            RolloutRow(key, cand, task, split, status, None if p is None else bool(p))
+            for key, cand, task, split, status, p in rows
+        ]
 
     def freeze_test(self, task_id: str, sha256: str, path: str) -> None:
         self._write("INSERT INTO synth_tests VALUES (?, ?, ?)", [(task_id, sha256, path)])

@@ -76,6 +76,20 @@ class ModelCall:
 
 
 @dataclass(frozen=True)
+class RolloutRow:
+    """A recorded rollout as the scoring steps read it back."""
+
+    key: str
+    candidate_id: str
+    task_id: str
+    split: str
+    """`coreset` for rollouts of ledgers from before splits."""
+    status: str
+    passed: bool | None
+    """The search's verdict (None: not scored)."""
+
+
+@dataclass(frozen=True)
 class RolloutSpec:
     """What to run: one candidate on one task, one attempt."""
 

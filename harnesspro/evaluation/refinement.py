@@ -16,10 +16,9 @@ refines and grades again to the same verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-import pandas as pd
-
+from harnesspro.core.records import RolloutRow
 from harnesspro.evaluation.scoring import needs_judgement, write_summary
 from harnesspro.improvers.testsynth.consensus import Voter, refine
 from harnesspro.improvers.testsynth.facts import snapshot_facts
@@ -33,23 +32,13 @@ from harnesspro.sandbox.snapshot import Snapshot
 SEARCH_SPLITS = ("coreset", "validation")
 
 
-def search_rows(rollouts: pd.DataFrame, task_id: str) -> pd.DataFrame:
-    """The task's scored-or-scorable search rollouts: not held out, not infrastructure faults."""
-    split = rollouts["split"].fillna("coreset")
-    keep = (rollouts["task_id"] == task_id) & split.isin(SEARCH_SPLITS)
-    return rollouts[keep & (rollouts["status"] != "infra_error")]
-
-
 def refined_test(
-    ctx: RunContext, test: SynthTest, rows: pd.DataFrame, sandbox: Sandbox
+    ctx: RunContext, test: SynthTest, rows: Sequence[RolloutRow], sandbox: Sandbox
 ) -> tuple[SynthTest, dict[str, Snapshot], dict[str, bool]]:
     """The refinement of one frozen test by the rows' rollouts (the frozen test itself when
     no refinement can fail and pass), with the rollouts' workspaces and judgements."""
-    spaces = {k: ctx.run.workspace(k) for k in rows["key"]}
-    judged = {
-        k: judge(ctx.run.chat_log(k), str(s))
-        for k, s in zip(rows["key"], rows["status"], strict=True)
-    }
+    spaces = {r.key: ctx.run.workspace(r.key) for r in rows}
+    judged = {r.key: judge(ctx.run.chat_log(r.key), r.status) for r in rows}
     voters = [Voter(snapshot_facts(spaces[k], test.reading, sandbox), judged[k]) for k in spaces]
     refined = refine(test, voters)
     if refined == test:
@@ -69,12 +58,11 @@ def refine_tests(
 ) -> None:
     """Refine every offline frozen test from the scored search rollouts; where the refinement
     differs from the `current` test of the task, grade the task's rollouts again and record."""
-    rollouts = ctx.ledger.rollouts()
     changed = False
     for task_id, test in sorted(frozen.items()):
         if not isinstance(test, SynthTest):
             continue
-        rows = search_rows(rollouts, task_id)
+        rows = ctx.ledger.search_rollouts(task_id)
         new, spaces, judgements = refined_test(ctx, test, rows, sandbox)
         if new == current.get(task_id, test):
             continue
