@@ -106,3 +106,18 @@ def test_archives_compare_by_members_not_timestamps() -> None:
 def test_a_trajectory_cut_by_a_size_cap_is_still_read() -> None:
     cut = CLEAN[5:] + "\n" + BROKEN[:-10]  # a partial first and last line
     assert is_clean(cut) and not is_clean(cut + "\n" + BROKEN)
+
+
+def test_fields_that_agree_are_checked_when_the_whole_document_does_not() -> None:
+    one = {"report.json": b'{"total": 30, "regions": {"N": 10, "S": 20}, "at": "09:00"}'}
+    two = {"report.json": b'{"regions": {"S": 20, "N": 10}, "total": 30, "at": "09:05"}'}
+    test = synthesize(
+        "t", "Write `/workspace/report.json`.", "/workspace",
+        [SeedRollout(one, CLEAN), SeedRollout(two, CLEAN)],
+    )  # fmt: skip
+    aspects = {c.aspect for c in test.checks}
+    assert "content:report.json" not in aspects  # the two documents differ (the time)
+    assert {"field:report.json:total", "field:report.json:regions.N"} <= aspects
+    assert "field:report.json:at" not in aspects
+    assert score(test, {"report.json": b'{"total": 30, "regions": {"N": 10, "S": 20}, "at": 1}'})
+    assert not score(test, {"report.json": b'{"total": 31, "regions": {"N": 10, "S": 20}}'})

@@ -10,6 +10,7 @@ instruction names run in the sandbox on a copy of the snapshot, never in the dri
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shlex
 import tempfile
@@ -18,7 +19,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harnesspro.core.fsnames import raw
-from harnesspro.improvers.testsynth.formats import Strictness, canonical, keys, kind_of, parses
+from harnesspro.improvers.testsynth.formats import (
+    Strictness,
+    canonical,
+    keys,
+    kind_of,
+    parse,
+    parses,
+)
 from harnesspro.sandbox.contract import Mount, Sandbox
 from harnesspro.sandbox.snapshot import Snapshot, as_snapshot
 from harnesspro.sandbox.snapshot import write as write_snapshot
@@ -186,6 +194,7 @@ def path_facts(snap: Snapshot, rel: str, reading: Reading) -> dict[str, str]:
         facts[f"keys:{rel}"] = ",".join(named)
         if kind_of(rel, data) in LINE_KINDS:
             facts |= text_facts(rel, data, reading)
+        facts |= field_facts(rel, data)
     elif kind == "dir":
         entries = _under(snap, rel)
         facts[f"names:{rel}"] = digest("\n".join(entries))
@@ -232,6 +241,34 @@ def text_facts(rel: str, data: bytes, reading: Reading) -> dict[str, str]:
     else:
         facts[f"utf8:{rel}"] = "True"
     return facts
+
+
+MAX_FIELDS = 64
+"""Most leaf values of one structured document that become facts (a large one votes by its
+whole content only)."""
+
+
+def field_facts(rel: str, data: bytes) -> dict[str, str]:
+    """Each leaf value of a JSON, YAML or TOML document by its path (`field:out.json:a.0.b`),
+    so that votes can agree on the fields that agree when the whole document does not."""
+    kind = kind_of(rel, data)
+    if kind not in ("json", "yaml", "toml"):
+        return {}
+    try:
+        value = parse(kind, data.decode("utf-8", errors="replace"))
+    except ValueError:
+        return {}
+    leaves: dict[str, str] = {}
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack and len(leaves) <= MAX_FIELDS:
+        path, item = stack.pop()
+        if isinstance(item, dict):
+            stack += [(f"{path}.{k}" if path else str(k), v) for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [(f"{path}.{i}" if path else str(i), v) for i, v in enumerate(item)]
+        else:
+            leaves[f"field:{rel}:{path}"] = json.dumps(item, sort_keys=True, default=str)
+    return leaves if len(leaves) <= MAX_FIELDS else {}
 
 
 def git_facts(snap: Snapshot, reading: Reading) -> dict[str, str]:

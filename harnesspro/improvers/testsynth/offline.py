@@ -72,7 +72,9 @@ def is_clean(trajectory: str) -> bool:
     )
 
 
-VALUE_ASPECTS = ("content:", "stdout:", "lines:", "keys:", "tree:", "names:", "link:", "git:")
+VALUE_ASPECTS = (
+    "content:", "stdout:", "lines:", "keys:", "field:", "tree:", "names:", "link:", "git:",
+)  # fmt: skip
 """Aspects that compare what an output holds, not only that it is there."""
 
 OPPOSITE = {"ascending:": "descending:", "descending:": "ascending:"}
