@@ -99,7 +99,7 @@ def planted_run(folder: Path) -> RunContext:
         said = Check(f"lines:{planted}", "3", INSTRUCTION, source=CANARIES["synthesized"])
         agreed = Check(f"content:{planted}", CANARIES["synthesized"], SEARCH, 5, 6)
         refined = replace(test, checks=(*test.checks, said, agreed))
-        path = ctx.run.refined_test(task_id)
+        path = ctx.run.refined_test(task_id, refined.sha256)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(refined.to_json())
         ctx.ledger.refine_test(task_id, refined.sha256, str(path.relative_to(ctx.run.root)))

@@ -129,7 +129,8 @@ def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
         (c.aspect, c.support, c.of) for c in current.checks if c.kind == SEARCH
     ]
     assert load_frozen(ctx)[task_id] == frozen  # the frozen test itself never changes
-    stored = json.loads(ctx.run.refined_test(task_id).read_text())
+    _, rel = ctx.ledger.refined_tests()[task_id]
+    stored = json.loads((ctx.run.root / rel).read_text())
     assert any(c.get("kind") == SEARCH for c in stored["checks"])
     passes = ctx.ledger.rollouts().set_index("key")["pass"]
     # the judgement plays no part: the refined test compares the output's value
@@ -155,7 +156,7 @@ def test_consensus_never_reads_held_out_rollouts_official_tests_or_solutions(
         record(run.ctx, f"held{n}", "c001", run.task_id, run.answer, split="test")
     score_pending(run.ctx)
     assert load_current(run.ctx)[run.task_id].unscorable
-    assert not run.ctx.run.refined_test(run.task_id).exists()
+    assert run.task_id not in run.ctx.ledger.refined_tests()
     for n in range(5):  # search rollouts that agree: the test is refined without them
         record(run.ctx, f"right{n}", "c001", run.task_id, run.answer)
     score_pending(run.ctx)

@@ -9,8 +9,8 @@ once the search's rollouts agree on what it asks for.
 
 When a task's refinement changes, every scored rollout of that task is graded again with it
 (and with the trajectory judgement where that is a condition, `scoring.needs_judgement`), the
-verdicts recorded, and only then the refinement written (`synth_tests/refined/TASK.json`, its
-hash in the ledger): a crash in between leaves the old refinement recorded, so the resumed run
+verdicts recorded, and only then the refinement written (`synth_tests/refined/TASK-HASH.json`,
+its hash in the ledger): a crash in between leaves the old refinement recorded, so the resumed run
 refines and grades again to the same verdicts.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harnesspro.core.atomic import write_text_atomic
 from harnesspro.core.records import RolloutRow
 from harnesspro.evaluation.scoring import needs_judgement, write_summary
 from harnesspro.improvers.testsynth.consensus import Voter, refine
@@ -74,9 +75,9 @@ def refine_tests(
             ctx.ledger.clear_passes(list(spaces))
         else:
             ctx.ledger.set_passes(passes)
-        path = ctx.run.refined_test(task_id)
+        path = ctx.run.refined_test(task_id, new.sha256)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(new.to_json())
+        write_text_atomic(path, new.to_json())
         ctx.ledger.refine_test(task_id, new.sha256, str(path.relative_to(ctx.run.root)))
         changed = True
     if changed:

@@ -108,8 +108,10 @@ class RunFolder:
     def synth_test(self, task_id: str) -> Path:
         return self.root / "synth_tests" / f"{task_id}.json"
 
-    def refined_test(self, task_id: str) -> Path:
-        return self.root / "synth_tests" / "refined" / f"{task_id}.json"
+    def refined_test(self, task_id: str, sha256: str) -> Path:
+        """One refinement of a task's test, named by its hash: a new one never overwrites the
+        one the ledger still records."""
+        return self.root / "synth_tests" / "refined" / f"{task_id}-{sha256[:16]}.json"
 
     def open(self, config: RunConfig) -> None:
         """Create the folder and lock it, or check that an existing one holds the same config."""
