@@ -2,10 +2,10 @@
 
 After each score step, every offline frozen test is refined (improvers/testsynth/consensus.py)
 from the task's search rollouts that are now scored: coreset and validation rollouts, no
-infrastructure faults, never a held-out one. A refinement must still be able to fail: it fails
-on the task's untouched workspace and passes at least one voter (testsynth/gate.py), else the
-frozen test stands. So a task the seed never passed, unscorable when frozen, becomes scorable
-once the search's rollouts agree on what it asks for.
+infrastructure faults, never a held-out one. A refinement must still be able to fail, as the
+gate asks of every test (testsynth/gate.py): it fails on the task's untouched workspace and
+passes at least one voter, else the frozen test stands. So a task the seed never passed,
+unscorable when frozen, becomes scorable once the search's rollouts agree on what it asks for.
 
 When a task's refinement changes, every scored rollout of that task is graded again with it
 (and with the trajectory judgement where that is a condition, `scoring.needs_judgement`), the
@@ -23,31 +23,61 @@ from harnesspro.core.records import RolloutRow
 from harnesspro.evaluation.scoring import needs_judgement, write_summary
 from harnesspro.improvers.testsynth.consensus import Voter, refine
 from harnesspro.improvers.testsynth.facts import snapshot_facts
-from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
+from harnesspro.improvers.testsynth.gate import untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
-from harnesspro.improvers.testsynth.offline import SynthTest, score
+from harnesspro.improvers.testsynth.offline import SynthTest
 from harnesspro.run.context import RunContext
 from harnesspro.sandbox.contract import Sandbox
-from harnesspro.sandbox.snapshot import Snapshot
 
 SEARCH_SPLITS = ("coreset", "validation")
 
 
+# Facts of a rollout's final working directory by (run folder, rollout key, reading): a
+# rollout's files never change once recorded, and every score step refines again.
+_FACTS: dict[tuple[str, str, str], dict[str, str]] = {}
+
+
+def voter_facts(ctx: RunContext, key: str, test: SynthTest, sandbox: Sandbox) -> dict[str, str]:
+    """The facts of one rollout's final working directory that `test`'s reading names."""
+    memo = (str(ctx.run.root), key, repr(test.reading))
+    if memo not in _FACTS:
+        _FACTS[memo] = snapshot_facts(ctx.run.workspace(key), test.reading, sandbox)
+    return _FACTS[memo]
+
+
+_JUDGED: dict[tuple[str, str], bool] = {}
+
+
+def judgement(ctx: RunContext, row: RolloutRow) -> bool:
+    """The trusted judgement of one recorded rollout (its chat log and status never change)."""
+    memo = (str(ctx.run.root), row.key)
+    if memo not in _JUDGED:
+        _JUDGED[memo] = judge(ctx.run.chat_log(row.key), row.status)
+    return _JUDGED[memo]
+
+
+def passes_on(test: SynthTest, facts: Mapping[str, str]) -> bool:
+    """Whether facts of the test's own reading pass it (`offline.score` from known facts)."""
+    checks = test.checks and not test.unscorable
+    return bool(checks) and all(facts.get(c.aspect) == c.value for c in test.checks)
+
+
 def refined_test(
     ctx: RunContext, test: SynthTest, rows: Sequence[RolloutRow], sandbox: Sandbox
-) -> tuple[SynthTest, dict[str, Snapshot], dict[str, bool]]:
+) -> tuple[SynthTest, dict[str, dict[str, str]], dict[str, bool]]:
     """The refinement of one frozen test by the rows' rollouts (the frozen test itself when
-    no refinement can fail and pass), with the rollouts' workspaces and judgements."""
-    spaces = {r.key: ctx.run.workspace(r.key) for r in rows}
-    judged = {r.key: judge(ctx.run.chat_log(r.key), r.status) for r in rows}
-    voters = [Voter(snapshot_facts(spaces[k], test.reading, sandbox), judged[k]) for k in spaces]
-    refined = refine(test, voters)
+    no refinement can fail and pass), with the rollouts' facts and judgements."""
+    facts = {r.key: voter_facts(ctx, r.key, test, sandbox) for r in rows}
+    judged = {r.key: judgement(ctx, r) for r in rows}
+    refined = refine(test, [Voter(facts[k], judged[k]) for k in facts])
     if refined == test:
-        return test, spaces, judged
+        return test, facts, judged
     untouched = untouched_workspace(ctx.tasks[test.task_id], sandbox)
-    if refusal(refined, untouched, list(spaces.values()), sandbox):
-        return test, spaces, judged
-    return refined, spaces, judged
+    if passes_on(refined, snapshot_facts(untouched, refined.reading, sandbox)) or not any(
+        passes_on(refined, f) for f in facts.values()
+    ):
+        return test, facts, judged  # it could not fail, or nothing passes it
+    return refined, facts, judged
 
 
 def refine_tests(
@@ -64,15 +94,13 @@ def refine_tests(
         if not isinstance(test, SynthTest):
             continue
         rows = ctx.ledger.search_rollouts(task_id)
-        new, spaces, judgements = refined_test(ctx, test, rows, sandbox)
+        new, facts, judgements = refined_test(ctx, test, rows, sandbox)
         if new == current.get(task_id, test):
             continue
         judging = judged and needs_judgement(new)
-        passes = {
-            k: (not judging or judgements[k]) and score(new, spaces[k], sandbox) for k in spaces
-        }
+        passes = {k: (not judging or judgements[k]) and passes_on(new, f) for k, f in facts.items()}
         if new.unscorable:
-            ctx.ledger.clear_passes(list(spaces))
+            ctx.ledger.clear_passes(list(facts))
         else:
             ctx.ledger.set_passes(passes)
         path = ctx.run.refined_test(task_id, new.sha256)
