@@ -14,11 +14,16 @@ from harnesspro.cli import main
 from harnesspro.core.config import load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.metrics import covering
+from harnesspro.core.records import RolloutRow
 from harnesspro.evolution.refresh import trade
 from tests.conftest import tiny_config
 
 
-def rows(*spec: tuple[str, str, str, int]) -> pd.DataFrame:
+def rows(*spec: tuple[str, str, str, int]) -> list[RolloutRow]:
+    return [RolloutRow(f"k{n}", c, t, s, "ok", bool(p)) for n, (c, t, s, p) in enumerate(spec)]
+
+
+def frame(*spec: tuple[str, str, str, int]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"candidate_id": c, "task_id": t, "split": s, "pass": p, "status": "ok"}
@@ -43,8 +48,8 @@ def test_trade_by_hand() -> None:
 
 
 def test_covering_keeps_only_full_coverage() -> None:
-    frame = rows(("a", "t1", "coreset", 1), ("a", "t2", "coreset", 0), ("b", "t1", "coreset", 1))
-    assert set(covering(frame, ["t1", "t2"])["candidate_id"]) == {"a"}
+    table = frame(("a", "t1", "coreset", 1), ("a", "t2", "coreset", 0), ("b", "t1", "coreset", 1))
+    assert set(covering(table, ["t1", "t2"])["candidate_id"]) == {"a"}
 
 
 @pytest.mark.slow

@@ -177,20 +177,26 @@ class Ledger:
             self.db,
         )
 
-    def search_rollouts(self, task_id: str) -> list[RolloutRow]:
-        """A task's coreset and validation rollouts that are not infrastructure faults (never
-        a held-out one), in the order of `rollouts`."""
+    def rollout_rows(self, where: str = "1", args: tuple[str, ...] = ()) -> list[RolloutRow]:
+        """Rollouts as typed rows, in the order of `rollouts`; `split` is `coreset` for
+        rollouts of ledgers from before splits. `where` is an SQL condition of this module's
+        own (never a user's text)."""
         rows = self.db.execute(
-            "SELECT key, candidate_id, task_id, COALESCE(split, 'coreset'), status, pass "
-            "FROM rollouts WHERE task_id = ? AND status != 'infra_error' "
-            "AND COALESCE(split, 'coreset') IN ('coreset', 'validation') "
+            "SELECT key, candidate_id, task_id, COALESCE(split, 'coreset') AS part, status, "
+            f"pass FROM rollouts WHERE {where} "
             "ORDER BY candidate_id, split, task_id, attempt, key",
-            (task_id,),
+            args,
         )
         return [
             RolloutRow(key, cand, task, split, status, None if p is None else bool(p))
             for key, cand, task, split, status, p in rows
         ]
+
+    def search_rollouts(self, task_id: str) -> list[RolloutRow]:
+        """A task's coreset and validation rollouts that are not infrastructure faults (never
+        a held-out one)."""
+        where = "task_id = ? AND status != 'infra_error' AND part IN ('coreset', 'validation')"
+        return self.rollout_rows(where, (task_id,))
 
     def freeze_test(self, task_id: str, sha256: str, path: str) -> None:
         self._write("INSERT INTO synth_tests VALUES (?, ?, ?)", [(task_id, sha256, path)])

@@ -22,9 +22,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-import pandas as pd
-
-from harnesspro.core.metrics import on_split, scored
+from harnesspro.core.records import RolloutRow
 from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evaluation.scoring import freeze_tests
 from harnesspro.evolution.score_step import score_pending
@@ -38,42 +36,53 @@ class Trade:
     added: tuple[str, ...]
 
 
-def solvers(frame: pd.DataFrame, survivors: Sequence[str], task: str) -> list[bool] | None:
+def solvers(rows: Sequence[RolloutRow], survivors: Sequence[str], task: str) -> list[bool] | None:
     """Per survivor, whether it solves `task` (passes most of its scored rollouts on it);
     None when a survivor has no scored rollout there (unknown is neither)."""
-    rows = frame[(frame["task_id"] == task)].dropna(subset=["pass"])
     verdicts = []
     for survivor in survivors:
-        passes = rows[rows["candidate_id"] == survivor]["pass"]
-        if not len(passes):
+        passes = [
+            r.passed
+            for r in rows
+            if r.task_id == task and r.candidate_id == survivor and r.passed is not None
+        ]
+        if not passes:
             return None
-        verdicts.append(float(passes.mean()) > 0.5)
+        verdicts.append(sum(passes) / len(passes) > 0.5)
     return verdicts
 
 
-def solved_by_all(frame: pd.DataFrame, survivors: Sequence[str], tasks: Sequence[str]) -> list[str]:
+def solved_by_all(
+    rows: Sequence[RolloutRow], survivors: Sequence[str], tasks: Sequence[str]
+) -> list[str]:
     """Tasks every survivor solves."""
-    return [t for t in tasks if (v := solvers(frame, survivors, t)) is not None and all(v)]
+    return [t for t in tasks if (v := solvers(rows, survivors, t)) is not None and all(v)]
 
 
 def solved_by_none(
-    frame: pd.DataFrame, survivors: Sequence[str], tasks: Sequence[str]
+    rows: Sequence[RolloutRow], survivors: Sequence[str], tasks: Sequence[str]
 ) -> list[str]:
     """Tasks no survivor solves (each has rollouts there)."""
-    return [t for t in tasks if (v := solvers(frame, survivors, t)) is not None and not any(v)]
+    return [t for t in tasks if (v := solvers(rows, survivors, t)) is not None and not any(v)]
+
+
+def on(rows: Sequence[RolloutRow], split: str, tasks: Sequence[str]) -> list[RolloutRow]:
+    """The rows of one split on these tasks that count (infrastructure faults never do)."""
+    return [
+        r for r in rows if r.split == split and r.task_id in tasks and r.status != "infra_error"
+    ]
 
 
 def trade(
-    rollouts: pd.DataFrame,
+    rollouts: Sequence[RolloutRow],
     survivors: Sequence[str],
     coreset: Sequence[str],
     validation: Sequence[str],
     instructions: Mapping[str, str],
 ) -> Trade:
     """Which coreset tasks to drop and which validation tasks to add (see the docstring)."""
-    solved = solved_by_all(scored(on_split(rollouts, "coreset"), coreset), survivors, coreset)
-    pool = scored(on_split(rollouts, "validation"), validation)
-    unsolved = solved_by_none(pool, survivors, validation)
+    solved = solved_by_all(on(rollouts, "coreset", coreset), survivors, coreset)
+    unsolved = solved_by_none(on(rollouts, "validation", validation), survivors, validation)
     k = min(len(solved), len(unsolved))
     if k == 0:
         return Trade((), ())
@@ -90,7 +99,8 @@ def refresh_coreset(
         return ctx  # after the last epoch no search would use the new tasks
     splits = ctx.splits
     instructions = {t: ctx.tasks[t].instruction for t in splits.validation}
-    done = trade(ctx.ledger.rollouts(), survivors, splits.coreset, splits.validation, instructions)
+    rows = ctx.ledger.rollout_rows()
+    done = trade(rows, survivors, splits.coreset, splits.validation, instructions)
     if not done.added:
         ctx.console.print(f"  coreset refresh after epoch {epoch}: nothing to trade", markup=False)
         return ctx
