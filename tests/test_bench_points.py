@@ -240,3 +240,17 @@ def test_the_same_code_by_git(tmp_path: Path) -> None:
     assert bench_pool.head_commit(tmp_path) == code[:12]
     (tmp_path / "harnesspro" / "x.py").write_text("x = 3\n")
     assert bench_pool.head_commit(tmp_path) == code[:12] + "-dirty"
+
+
+def test_after_minus_before_by_hand(tmp_path: Path) -> None:
+    # default - nsga2 per unit: before +0.1 (unit 1), -0.1 (unit 2); after +0.3, -0.1; a unit
+    # benched only after (3) is left out
+    before = [bench_csv(tmp_path / "b1", 1, 0.9, 0.8), bench_csv(tmp_path / "b2", 2, 0.7, 0.8)]
+    after = [
+        bench_csv(tmp_path / "a1", 1, 0.9, 0.6),
+        bench_csv(tmp_path / "a2", 2, 0.7, 0.8),
+        bench_csv(tmp_path / "a3", 3, 0.9, 0.1),
+    ]
+    row = bench_pool.versus(after, before).splitlines()[2]
+    assert row.startswith("| harnesspro - nsga2 (normalised_hv) | 2 | +0.100 [")  # (0.2 + 0) / 2
+    assert row.endswith("| 1/1/0 |")

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from harnesspro.bench import report, yardstick
 from harnesspro.bench.arithmetic import Point
-from harnesspro.bench.pool import head_commit, pooled
+from harnesspro.bench.pool import head_commit, pooled, versus
 from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
 from harnesspro.bench.shards import run_shards
 from harnesspro.bench.split import resolution
@@ -80,6 +80,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument("folders", nargs="*", type=Path, help="pool: bench folders (OUT)")
     bench.add_argument(
         "--reference", default="", help="pool: normalise against these variants' fronts only"
+    )
+    bench.add_argument(
+        "--versus",
+        default="",
+        help="pool: bench folders of the code before (same units): after-minus-before of each "
+        "paired difference",
     )
     bench.add_argument(
         "--equivalent",
@@ -190,6 +196,13 @@ def cmd_pool(args: argparse.Namespace, console: Console) -> int:
     except ValueError as exc:
         raise ConfigError(f"bench pool: {exc}.") from None
     console.print(text, markup=False)
+    before = [Path(f) for f in args.versus.split(",") if f]
+    if before:
+        missing = [f for f in before if not (f / "bench.csv").is_file()]
+        if missing:
+            raise ConfigError(f"bench pool --versus: {missing[0]}: no bench.csv.")
+        console.print("\nAgainst " + ", ".join(map(str, before)) + ":", markup=False)
+        console.print(versus(args.folders, before), markup=False)
     return 0
 
 
@@ -197,7 +210,7 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     if args.action == "pool":
         return cmd_pool(args, console)
     pool_only = [("folders", args.folders), ("--reference", args.reference),
-                 ("--equivalent", args.equivalent)]  # fmt: skip
+                 ("--equivalent", args.equivalent), ("--versus", args.versus)]  # fmt: skip
     stray = [name for name, value in pool_only if value]
     if stray:
         raise ConfigError(f"{stray[0]} belongs to `harnesspro bench pool`; remove it here.")

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.bench.arithmetic import Interval, Point, area, bootstrap_interval, reference_front
-from harnesspro.bench.paired import paired_frame, paired_markdown
+from harnesspro.bench.paired import paired_frame, paired_markdown, unit_figures
 from harnesspro.bench.report import DEFAULT
 from harnesspro.bench.yardstick import REF_COST_MULTIPLE
 
@@ -189,4 +189,38 @@ def levels(rows: pd.DataFrame) -> str:
     lines = ["| variant | units | mean normalised HV [90% interval] |", "|---|---|---|"]
     for name, i in level_rows(rows).items():
         lines.append(f"| {name} | {i.n} | {i.mean:.3f} [{i.low:.3f}, {i.high:.3f}] |")
+    return "\n".join(lines)
+
+
+def unit_differences(rows: pd.DataFrame, other: str, column: str) -> dict[object, float]:
+    """Per unit, the default's figure minus `other`'s."""
+    mine, theirs = unit_figures(rows, DEFAULT, column), unit_figures(rows, other, column)
+    return {u: mine[u] - theirs[u] for u in mine.keys() & theirs.keys()}
+
+
+def versus(after: Sequence[Path], before: Sequence[Path], column: str = "normalised_hv") -> str:
+    """Two versions of the code on the same units: for each variant benched in both, the mean
+    over common units of (default minus it, after) minus (default minus it, before), with its
+    90% interval (units resampled)."""
+    new = pd.concat([bench_rows(f) for f in after], ignore_index=True)
+    old = pd.concat([bench_rows(f) for f in before], ignore_index=True)
+    lines = [
+        "| after - before | units | mean [90% interval] | wins/ties/losses |",
+        "|---|---|---|---|",
+    ]
+    for other in dict.fromkeys(new["variant"]):
+        if other == DEFAULT or other not in set(old["variant"]):
+            continue
+        a, b = unit_differences(new, str(other), column), unit_differences(old, str(other), column)
+        change = [a[u] - b[u] for u in sorted(a.keys() & b.keys(), key=str)]
+        i = bootstrap_interval(change)
+        tally = (
+            sum(c > 0 for c in change),
+            sum(c == 0 for c in change),
+            sum(c < 0 for c in change),
+        )
+        lines.append(
+            f"| {DEFAULT} - {other} ({column}) | {i.n} | {i.mean:+.3f} [{i.low:+.3f}, "
+            f"{i.high:+.3f}] | {'/'.join(map(str, tally))} |"
+        )
     return "\n".join(lines)
