@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.facts import snapshot_facts
 from harnesspro.improvers.testsynth.offline import (
     SeedRollout,
     SynthTest,
@@ -52,17 +54,19 @@ def test_only_clean_rollouts_vote() -> None:
     assert SynthTest.from_json(test.to_json()) == test
 
 
-def test_a_lone_clean_rollout_is_no_majority_and_broken_ones_cannot_outvote_it() -> None:
+def test_a_lone_clean_rollout_votes_weakly_and_search_consensus_overrules_it() -> None:
     good = {"in.txt": b"a\nb\nc\n", "out.txt": b"3\n", "dir/x": b"1"}
-    bad = {"in.txt": b"a\nb\nc\n", "out.txt": b"", "dir/x": b"1"}
+    bad = {"in.txt": b"a\nb\nc\n", "out.txt": b"2\n", "dir/x": b"1"}
     seed = [SeedRollout(bad, BROKEN), SeedRollout(bad, BROKEN), SeedRollout(good, CLEAN)]
     test = synthesize("t", INSTRUCTION, "/workspace", seed)
-    # out.txt's value abstains (search consensus may fill it in); what all three agree on holds
-    aspects = {c.aspect for c in test.checks}
-    assert not aspects & {"content:out.txt", "nonempty:out.txt", "lines:out.txt"}
-    assert {"kind:out.txt", "exists:out.txt", "names:dir"} <= aspects
-    assert score(test, good) and score(test, bad)
-    assert not score(test, {k: v for k, v in good.items() if k != "dir/x"})
+    content = next(c for c in test.checks if c.aspect == "content:out.txt")
+    assert (content.support, content.of) == (1, 1)  # the clean one alone: a weak check
+    assert score(test, good) and not score(test, bad)  # the broken two cannot outvote it
+    # four judged-clean search rollouts agree on "2": the weak check gives way
+    voters = [Voter(snapshot_facts(bad, test.reading, None), True)] * 4
+    refined = refine(test, voters)
+    assert score(refined, bad) and not score(refined, good)
+    assert next(c for c in refined.checks if c.aspect == "content:out.txt").support == 4
 
 
 def test_disagreement_falls_back_to_existence() -> None:

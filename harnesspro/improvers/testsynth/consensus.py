@@ -8,9 +8,11 @@ answered give becomes a check of kind `search`, with its support; without such a
 aspect abstains. A missing or empty output is no answer (the commonest wrong answer is an output
 never written or left empty, and many rollouts agree on it). The voters are the rollouts the
 trusted judgement passes (testsynth/judge.py) when there are at least `MIN_SUPPORT` of them,
-else all of them. The frozen test's own checks are never changed or removed (the seed's votes of
-a test that could not score excepted: they describe rollouts none of which passed), and a vote
-that an output the instruction asks for is missing never becomes a check.
+else all of them. The frozen test's own checks are never changed or removed, but for two: a seed
+check one rollout gave (support 1, a lone clean rollout) gives way to a clear consensus on its
+aspect, and the seed's votes of a test that could not score are dropped (they describe
+rollouts none of which passed); a vote that an output the instruction asks for is missing
+never becomes a check.
 
 A refinement is a function of the frozen test and the voters only (recomputed from the frozen
 test every time, never from an earlier refinement), so a resumed run refines as an uninterrupted
@@ -78,7 +80,16 @@ def refine(test: SynthTest, voters: Sequence[Voter]) -> SynthTest:
     test that could not score keeps only the instruction's checks: its seed votes describe
     rollouts none of which passed it (a program that was never written, say)."""
     kept = test.checks if not test.unscorable else tuple(c for c in test.checks if c.kind != SEED)
-    found = agreed(pool(voters), {c.aspect for c in kept})
+    strong = [c for c in kept if not weak(c)]
+    found = agreed(pool(voters), {c.aspect for c in strong})
     if not found:
         return test
-    return replace(test, checks=combine(kept, found, test.reading), unscorable="")
+    overruled = {c.aspect for c in found}
+    held = [*strong, *(c for c in kept if weak(c) and c.aspect not in overruled)]
+    return replace(test, checks=combine(held, found, test.reading), unscorable="")
+
+
+def weak(check: Check) -> bool:
+    """A seed check one rollout gave: a clear search consensus on its aspect replaces it (a
+    check frozen before supports were recorded, support 0, is not weak)."""
+    return check.kind == SEED and check.support == 1

@@ -173,6 +173,12 @@ def _entry(snap: Snapshot, rel: str, reading: Reading) -> str:
     return "absent"
 
 
+def empty_facts(rel: str, reading: Reading) -> set[tuple[str, str]]:
+    """The facts that say a file is there but empty: no answer in it."""
+    content = digest(canonical(rel, b"", strictness(reading, rel)))
+    return {(f"nonempty:{rel}", "False"), (f"lines:{rel}", "0"), (f"content:{rel}", content)}
+
+
 def path_facts(snap: Snapshot, rel: str, reading: Reading) -> dict[str, str]:
     """Facts about one named path."""
     entry = _entry(snap, rel, reading)
@@ -233,7 +239,7 @@ def text_facts(rel: str, data: bytes, reading: Reading) -> dict[str, str]:
         first = data.decode("utf-8", errors="replace").strip().split("\n")[0]
         facts[f"header:{rel}"] = digest(",".join(c.strip() for c in first.split(",")))
     if reading.strict.exact_text:
-        facts[f"newline:{rel}"] = str(data.endswith(b"\n"))
+        facts[f"newline:{rel}"] = str(not data or data.endswith(b"\n"))  # no line lacks one
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

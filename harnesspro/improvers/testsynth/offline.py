@@ -7,7 +7,8 @@ order or file modes); each seed rollout's snapshot gives every aspect a value (`
 an aspect becomes a check when a strict majority of the *clean* rollouts agree on its value
 (those whose trajectory shows no failed command that was never retried; a retry = a later
 command with the same arguments), or, where the clean ones split, a strict majority of all
-the seed's rollouts; two votes at least, unless the seed has one rollout. The instruction's own
+the seed's rollouts (a check one rollout gave is weak: search consensus may overrule it). The
+instruction's own
 checks (testsynth/stated.py: outputs it asks to write, create or save exist, and the formats,
 orders, counts it states) hold whatever the votes. A task with no check
 is *unscorable*: it is left out of scoring with the reason, never passed vacuously.
@@ -22,7 +23,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
 from harnesspro.improvers.testsynth.check import SEED, Check
-from harnesspro.improvers.testsynth.facts import Reading, read_instruction, snapshot_facts
+from harnesspro.improvers.testsynth.facts import (
+    Reading,
+    empty_facts,
+    read_instruction,
+    snapshot_facts,
+)
 from harnesspro.improvers.testsynth.formats import Strictness
 from harnesspro.improvers.testsynth.stated import stated_checks
 from harnesspro.sandbox.contract import Sandbox
@@ -84,10 +90,12 @@ ABSENT = (("kind", "absent"), ("exists", "False"))
 
 def combine(stated: Sequence[Check], voted: Sequence[Check], reading: Reading) -> tuple[Check, ...]:
     """The instruction's checks, and the voted ones on other aspects (not the opposite order
-    of one it states) that do not say an output it asks for is missing; sorted by aspect."""
+    of one it states) that do not say an output it asks for is missing or empty (no answer:
+    the votes abstain there); sorted by aspect."""
     said = {c.aspect for c in stated}
     said |= {OPPOSITE[k] + a[len(k) :] for a in said for k in OPPOSITE if a.startswith(k)}
     missing = {(f"{k}:{rel}", v) for rel in reading.outputs for k, v in ABSENT}
+    missing |= {fact for rel in reading.outputs for fact in empty_facts(rel, reading)}
     kept = [c for c in voted if c.aspect not in said and (c.aspect, c.value) not in missing]
     return tuple(sorted([*stated, *kept], key=lambda c: c.aspect))
 
@@ -136,12 +144,12 @@ def named_paths(instruction: str, workdir: str) -> list[str]:
     return list(read_instruction(instruction, workdir).paths)
 
 
-def _majority(facts: Sequence[Mapping[str, str]], aspect: str, least: int) -> Check | None:
-    """The check a strict majority of `facts`, at least `least` of them, give `aspect`."""
+def _majority(facts: Sequence[Mapping[str, str]], aspect: str) -> Check | None:
+    """The check a strict majority of `facts` give `aspect`, if any."""
     if not facts:
         return None
     value, votes = Counter(f.get(aspect) for f in facts).most_common(1)[0]
-    if value is None or votes * 2 <= len(facts) or votes < least:
+    if value is None or votes * 2 <= len(facts):
         return None
     return Check(aspect, value, SEED, votes, len(facts))
 
@@ -151,15 +159,14 @@ def vote(
 ) -> tuple[Check, ...]:
     """Checks for the aspects on which a strict majority of the clean rollouts agree, or,
     where they split, a strict majority of all the seed's rollouts that no clean rollout
-    contradicts; at least two votes unless the seed has a single rollout (one rollout agrees
-    with nobody)."""
+    contradicts. A check one rollout gave (support 1) is weak: search consensus may overrule it
+    (testsynth/consensus.py)."""
     aspects = sorted({a for f in every for a in f})
-    least = min(2, len(every))
     checks = []
     for aspect in aspects:
-        check = _majority(clean, aspect, least)
+        check = _majority(clean, aspect)
         if check is None:
-            check = _majority(every, aspect, least)
+            check = _majority(every, aspect)
             if check is not None and any(f.get(aspect) != check.value for f in clean):
                 check = None  # rollouts with a failure left unretried outvote no clean one
         if check is not None:
