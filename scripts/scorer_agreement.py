@@ -33,7 +33,7 @@ import pandas as pd
 from harnesspro.core.ledger import Ledger
 from harnesspro.evaluation.scoring import FrozenTest, grade, needs_judgement, parse_test
 from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED
-from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.consensus import Voter, candidates
 from harnesspro.improvers.testsynth.facts import snapshot_facts
 from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
@@ -84,10 +84,9 @@ def written_now(root: Path, task_id: str) -> tuple[SynthTest, SynthTest]:
         )
         for r in voting
     ]
-    refined = refine(test, voters)
-    if refined == test or refusal(refined, untouched, list(everyone.values()), SANDBOX):
-        refined = test
-    return test, refined
+    spaces = list(everyone.values())
+    tried = [t for t in candidates(test, voters) if not refusal(t, untouched, spaces, SANDBOX)]
+    return test, (tried or [test])[0]
 
 
 def search_rollouts(root: Path) -> pd.DataFrame:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -14,8 +14,8 @@ from harnesspro.core.config import load_config
 from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
 from harnesspro.evaluation.scoring import freeze_tests, load_current, load_frozen
 from harnesspro.evolution.score_step import score_pending
-from harnesspro.improvers.testsynth.check import SEARCH, Check
-from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED, Check
+from harnesspro.improvers.testsynth.consensus import Voter, candidates, refine
 from harnesspro.improvers.testsynth.facts import Reading, read_instruction
 from harnesspro.improvers.testsynth.gate import untouched_workspace
 from harnesspro.improvers.testsynth.offline import SynthTest
@@ -162,3 +162,14 @@ def test_consensus_never_reads_held_out_rollouts_official_tests_or_solutions(
     score_pending(run.ctx)
     assert not load_current(run.ctx)[run.task_id].unscorable
     assert run.ctx.ledger.rollouts().set_index("key")["pass"]["held0"] != 1
+
+
+def test_a_test_that_could_not_score_falls_back_to_the_instruction_checks() -> None:
+    said = Check("exists:out.txt", "True", INSTRUCTION)
+    voted = Check("content:out.txt", "empty", SEED, 2, 2)  # what the failing seed wrote
+    frozen = SynthTest("t", BASE.reading, (said, voted), "it passes on none of the seed's 2")
+    # three answers that do not agree: no consensus, so the instruction's check alone
+    tried = candidates(frozen, voters("a", "b", "c"))
+    assert [t.checks for t in tried] == [(said,)] and not tried[0].unscorable
+    # a scorable frozen test has no such fallback
+    assert candidates(replace(frozen, unscorable=""), voters("a", "b", "c")) == []

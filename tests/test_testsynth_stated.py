@@ -26,6 +26,10 @@ def test_the_properties_each_sentence_states() -> None:
     checks = stated_checks(MANIFEST, reading)
     assert aspects(checks) == {
         "exists:backup/logs.tar.gz": "True",
+        "nonempty:backup/logs.tar.gz": "True",  # a file asked for holds an answer
+        "nonempty:backup/manifest.txt": "True",
+        "nonempty:users.txt": "True",
+        "nonempty:report.json": "True",
         "exists:backup/manifest.txt": "True",
         "ascending:backup/manifest.txt": "True",
         "newline:backup/manifest.txt": "True",

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from harnesspro.core.atomic import write_text_atomic
 from harnesspro.core.records import RolloutRow
 from harnesspro.evaluation.scoring import needs_judgement, write_summary
-from harnesspro.improvers.testsynth.consensus import Voter, refine
+from harnesspro.improvers.testsynth.consensus import Voter, candidates
 from harnesspro.improvers.testsynth.facts import snapshot_facts
 from harnesspro.improvers.testsynth.gate import untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
@@ -69,15 +69,16 @@ def refined_test(
     no refinement can fail and pass), with the rollouts' facts and judgements."""
     facts = {r.key: voter_facts(ctx, r.key, test, sandbox) for r in rows}
     judged = {r.key: judgement(ctx, r) for r in rows}
-    refined = refine(test, [Voter(facts[k], judged[k]) for k in facts])
-    if refined == test:
+    tried = candidates(test, [Voter(facts[k], judged[k]) for k in facts])
+    if not tried:
         return test, facts, judged
-    untouched = untouched_workspace(ctx.tasks[test.task_id], sandbox)
-    if passes_on(refined, snapshot_facts(untouched, refined.reading, sandbox)) or not any(
-        passes_on(refined, f) for f in facts.values()
-    ):
-        return test, facts, judged  # it could not fail, or nothing passes it
-    return refined, facts, judged
+    untouched = snapshot_facts(
+        untouched_workspace(ctx.tasks[test.task_id], sandbox), test.reading, sandbox
+    )
+    for refined in tried:
+        if not passes_on(refined, untouched) and any(passes_on(refined, f) for f in facts.values()):
+            return refined, facts, judged
+    return test, facts, judged  # none could fail, or nothing passes them
 
 
 def refine_tests(

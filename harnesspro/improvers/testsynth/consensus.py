@@ -93,3 +93,14 @@ def weak(check: Check) -> bool:
     """A seed check one rollout gave: a clear search consensus on its aspect replaces it (a
     check frozen before supports were recorded, support 0, is not weak)."""
     return check.kind == SEED and check.support == 1
+
+
+def candidates(test: SynthTest, voters: Sequence[Voter]) -> list[SynthTest]:
+    """The refinements to try, best first: with search consensus, then, for a frozen test that
+    could not score, its instruction's checks alone (a task the seed never passed is scored on
+    what the instruction states until the search's rollouts agree on more)."""
+    out = [refine(test, voters)]
+    stated = tuple(c for c in test.checks if c.kind != SEED)
+    if test.unscorable and stated:
+        out.append(replace(test, checks=stated, unscorable=""))
+    return [t for t in out if t != test]

@@ -79,8 +79,11 @@ def _lines(text: str) -> str | None:
 def properties(rel: str, text: str) -> Iterator[tuple[str, str]]:
     """(aspect, value) pairs the text fixes about the output `rel`."""
     yield f"exists:{rel}", "True"
-    if any(rel.lower().endswith(suffix) for suffix in STRUCTURED):
+    structured = any(rel.lower().endswith(suffix) for suffix in STRUCTURED)
+    if structured:
         yield f"parses:{rel}", "True"
+    if structured or "." in rel.rsplit("/", 1)[-1]:
+        yield f"nonempty:{rel}", "True"  # a file asked for holds an answer
     if kind_of(rel, b"") not in LINE_KINDS:
         return  # a program or a structured document: its lines are not its rows
     for sentence in re.split(r"(?<=[.;!?])\s+", text):
