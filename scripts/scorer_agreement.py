@@ -136,9 +136,9 @@ def search_rollouts(root: Path) -> pd.DataFrame:
 Scorer = Callable[[Mapping[str, object]], bool]
 
 
-def scorers() -> dict[str, tuple[str, Scorer]]:
+def scorers(versions: Iterable[str] = VERSIONS) -> dict[str, tuple[str, Scorer]]:
     made: dict[str, tuple[str, Scorer]] = {}
-    for v in VERSIONS:
+    for v in versions:
         made[f"{v}"] = (v, lambda r, v=v: bool(r[f"pass:{v}"]))
         made[f"{v} + judgement"] = (v, lambda r, v=v: bool(r[f"pass:{v}"]) and bool(r["judged"]))
         made[f"{v} + judgement where it sees no value"] = (
@@ -169,14 +169,14 @@ def pct(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.1%}"
 
 
-def report(rows: pd.DataFrame) -> Iterable[str]:
+def report(rows: pd.DataFrame, versions: Iterable[str] = VERSIONS) -> Iterable[str]:
     yield f"{len(rows)} search rollouts from {rows['run'].nunique()} runs"
     yield (
         "| scorer | rollouts scored | accuracy | failure recall | failure precision | "
         "recall, no error marker | candidate order |"
     )
     yield "|---|---|---|---|---|---|---|"
-    for name, (version, scorer) in scorers().items():
+    for name, (version, scorer) in scorers(versions).items():
         scored = rows[rows[f"pass:{version}"].notna()]
         records = scored.to_dict("records")
         a: Agreement = agreement([scorer(r) for r in records], list(scored["official_pass"] == 1))

@@ -53,7 +53,7 @@ def conversation(chat_log: str) -> Conversation | None:
     return Conversation(messages, reply) if reply is not None else None
 
 
-def _text(message: Mapping[str, Any]) -> str:
+def message_text(message: Mapping[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, list):
         return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
@@ -67,7 +67,7 @@ def last_output(talk: Conversation) -> str | None:
     if not replied:
         return None
     after = [m for m in talk.messages[replied[0] + 1 :] if m.get("role") != ASSISTANT]
-    return _text(after[-1]) if after else None
+    return message_text(after[-1]) if after else None
 
 
 def judge(chat_log: str, status: str) -> bool:
