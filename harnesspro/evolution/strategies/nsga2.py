@@ -2,11 +2,13 @@
 
 Ask/tell, rebuilt from the ledger each epoch so a resumed run continues: every candidate this
 search has scored is told to the algorithm with F = (-pass rate, cost per task) on the
-coreset, NSGA-II's rank-and-crowding survival keeps `POP_SIZE` of them, and its tournament
-selection, two-point crossover and bit-flip mutation ask for the next offspring; evaluation
-is the epoch loop's rollouts. The first generation is the seed plus random genomes, as
-NSGA-II starts. A genome becomes a candidate by applying its mechanisms to the seed in
-catalog order through editor/apply.py:apply_plan (so equal trees are deduplicated).
+coreset, NSGA-II's rank-and-crowding survival keeps a population of them (`POP_SIZE`
+uncapped; under `evaluation.max_rollouts` sized so the cap pays for three generations), and
+its tournament selection, two-point crossover and bit-flip mutation ask for the next
+offspring; evaluation is the epoch loop's rollouts. The first generation is the seed plus
+random genomes, as NSGA-II starts. A genome becomes a candidate by applying its mechanisms to
+the seed in catalog order through editor/apply.py:apply_plan (so equal trees are
+deduplicated).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pymoo.problems.static import StaticProblem
 from harnesspro.core import journal
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evolution.strategies import Plain
+from harnesspro.evolution.strategies.generations import generation_size
 from harnesspro.evolution.strategies.state import SearchState, search_state
 from harnesspro.harness.mechanisms.catalog import CATALOG
 from harnesspro.harness.mechanisms.genes import parts_in
@@ -34,7 +37,7 @@ from harnesspro.improvers.editor.apply import apply_plan
 from harnesspro.improvers.planner.catalog import lineage
 from harnesspro.run.context import SEED_ID, RunContext
 
-POP_SIZE = 9  # as many new candidates per epoch as the method's 3 directives x 3 parents
+POP_SIZE = 9  # uncapped: as many new candidates per epoch as 3 directives x 3 parents
 GENES = tuple(CATALOG)
 
 
@@ -49,14 +52,16 @@ def genome(candidate_id: str, candidates: dict[str, Candidate]) -> np.ndarray:
 
 
 def offspring(state: SearchState) -> np.ndarray:
-    """The next generation's genomes (rows), from NSGA-II over everything scored so far."""
+    """The next generation's genomes (rows), from NSGA-II over everything scored so far; the
+    population follows the rollout cap (strategies/generations.py)."""
+    size = generation_size(POP_SIZE, state.paid)
     problem = Problem(n_var=len(GENES), n_obj=2, xl=0, xu=1, vtype=bool)
     seed = state.run_seed * 1000 + state.epoch
     candidates, scores = dict(state.candidates), state.scores
     known = [c for c in sorted(scores) if c in candidates]
     if known == [SEED_ID]:
         rng = np.random.default_rng(seed)
-        first = BinaryRandomSampling().do(problem, POP_SIZE - 1, random_state=rng)
+        first = BinaryRandomSampling().do(problem, size - 1, random_state=rng)
         return np.asarray(first.get("X"), dtype=bool)
     f_of = {
         genome(c, candidates).tobytes(): (-scores[c].pass_rate, scores[c].cost_per_task)
@@ -64,7 +69,7 @@ def offspring(state: SearchState) -> np.ndarray:
     }
     x_known = np.array([np.frombuffer(b, dtype=bool) for b in f_of])
     algorithm = NSGA2(
-        pop_size=POP_SIZE,
+        pop_size=size,
         sampling=x_known,
         crossover=TwoPointCrossover(),
         mutation=BitflipMutation(),
@@ -75,7 +80,7 @@ def offspring(state: SearchState) -> np.ndarray:
     f_told = np.array([f_of[np.asarray(x, dtype=bool).tobytes()] for x in told.get("X")])
     Evaluator().eval(StaticProblem(problem, F=f_told), told)
     algorithm.tell(infills=told)
-    algorithm.pop = RankAndCrowding().do(problem, algorithm.pop, n_survive=POP_SIZE)
+    algorithm.pop = RankAndCrowding().do(problem, algorithm.pop, n_survive=size)
     return np.asarray(algorithm.ask().get("X"), dtype=bool)
 
 

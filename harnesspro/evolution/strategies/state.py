@@ -32,12 +32,26 @@ class SearchState:
     """The run's fixed hypervolume reference cost (fixed by the seed's selection), None before."""
     space: Space = CATALOG_SPACE
     """The genes of the run's seed harness (its declared knobs)."""
+    paid: int | None = None
+    """Candidates the rollout cap pays for over the whole run, the seed and the
+    confirmation's reserve aside (None: uncapped)."""
 
 
 def seed_space(ctx: RunContext) -> Space:
     """The search space of the run's seed harness: the catalog mechanisms its knobs admit and
     its declared knob values."""
     return space_of((ctx.config.harness.seed or seed_template()).resolve())
+
+
+def paid_candidates(ctx: RunContext) -> int | None:
+    """Candidates `evaluation.max_rollouts` pays for over the whole run, bar the seed and the
+    confirmation's reserve (None: uncapped)."""
+    cap = ctx.config.evaluation.max_rollouts
+    if cap is None:
+        return None
+    per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
+    kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
+    return max(0, max(0, cap - kept) // per - 1)
 
 
 def search_state(ctx: RunContext, epoch: int) -> SearchState:
@@ -48,9 +62,10 @@ def search_state(ctx: RunContext, epoch: int) -> SearchState:
         per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
         kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
         left = max(0, cap - spent - kept) // per
+    paid = paid_candidates(ctx)
     stored = ctx.ledger.meta(HV_REF_KEY)
     return SearchState(
         epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
         tuple(ctx.splits.coreset), left, None if stored is None else float(stored),
-        seed_space(ctx),
+        seed_space(ctx), paid,
     )  # fmt: skip
