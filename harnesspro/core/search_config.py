@@ -59,16 +59,20 @@ BUNDLED = ("harnesspro-v1", "no-synth", "no-planner")
 """The strategies whose plans `evolution.bundle` sizes."""
 
 
-GAIN_CHOSEN = (
+LOOP_FAMILY = (
     "harnesspro",
     "harnesspro-no-analyzer",
     "harnesspro-flat-prior",
-    "harnesspro-catalog",
+    "harnesspro-no-screen",
+    "harnesspro-raw",
 )
-"""The strategies whose surrogate chooses which plans are edited, after a screening epoch."""
+GAIN_CHOSEN = (*LOOP_FAMILY, "harnesspro-catalog")
+"""The strategies whose surrogate chooses which plans are edited (after a screening epoch
+but for `harnesspro-no-screen`)."""
 
 
-ANALYZED_EVERY_EPOCH = GAIN_CHOSEN[:3]
+ANALYZED_EVERY_EPOCH = LOOP_FAMILY
+"""The improvement loop and its ablations: the analyzer runs in the screening epoch too."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,6 @@ PROPOSAL_COUNTS: dict[str, ProposalCount] = {
 }
 """Every strategy's count (strategies/expected_gain.py's screening and picks,
 strategies/nsga2.py's POP_SIZE, the directives' three plans a parent)."""
-"""The improvement loop and its ablations: the analyzer runs in the screening epoch too."""
 
 
 LLM_PLANNED = (*GAIN_CHOSEN, "harnesspro-v1", "no-synth")
@@ -129,6 +132,8 @@ class EvolutionConfig(Strict):
         "harnesspro",
         "harnesspro-no-analyzer",
         "harnesspro-flat-prior",
+        "harnesspro-no-screen",
+        "harnesspro-raw",
         "harnesspro-catalog",
         "harnesspro-v1",
         "random",
@@ -144,7 +149,9 @@ class EvolutionConfig(Strict):
     onto their parents by expected hypervolume gain per region of the front; the first epoch
     screens the levers the findings point to; strategies/loop.py); its ablations
     `harnesspro-no-analyzer` (the findings withheld from the planner and the surrogate's
-    priors) and `harnesspro-flat-prior` (priors centred on no effect); the previous default
+    priors), `harnesspro-flat-prior` (priors centred on no effect), `harnesspro-no-screen`
+    (no screening epoch: the surrogate picks from the first epoch on) and `harnesspro-raw`
+    (operating points chosen on raw coreset estimates, not the surrogate's); the previous default
     `harnesspro-catalog` (a screening epoch, then catalog genomes on the seed by expected
     hypervolume gain); the method before it, `harnesspro-v1` (three directives per survivor,
     bundles along lineages); or a baseline/ablation for `harnesspro bench`; `no-synth` is

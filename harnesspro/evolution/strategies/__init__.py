@@ -60,6 +60,8 @@ STRATEGIES: dict[str, str] = {
     "harnesspro": "harnesspro.evolution.strategies.loop:Loop",
     "harnesspro-no-analyzer": "harnesspro.evolution.strategies.loop:NoAnalyzer",
     "harnesspro-flat-prior": "harnesspro.evolution.strategies.loop:FlatPrior",
+    "harnesspro-no-screen": "harnesspro.evolution.strategies.loop:NoScreen",
+    "harnesspro-raw": "harnesspro.evolution.strategies.loop:RawSelection",
     "harnesspro-catalog": "harnesspro.evolution.strategies.expected_gain:ExpectedGain",
     "harnesspro-v1": "harnesspro.evolution.strategies.method:Method",
     "random": "harnesspro.evolution.strategies.random_edits:RandomEdits",

@@ -47,10 +47,12 @@ from harnesspro.run.context import SEED_ID, RunContext
 
 @dataclass(frozen=True)
 class Variant:
-    """What the analyzer's findings reach: the planner, and the surrogate's priors."""
+    """What the analyzer's findings reach (the planner, the surrogate's priors), and whether
+    the first epoch screens."""
 
     planner_findings: bool = True
     prior: PriorMode = "findings"
+    screen: bool = True
 
 
 class Loop(Plain):
@@ -76,6 +78,19 @@ class FlatPrior(Loop):
     """Ablation: the surrogate's prior means at no effect."""
 
     variant = Variant(prior="flat")
+
+
+class NoScreen(Loop):
+    """Ablation: no screening epoch; the surrogate picks on its priors from epoch 1."""
+
+    variant = Variant(screen=False)
+
+
+class RawSelection(Loop):
+    """Ablation: operating points chosen on the raw coreset estimates, as the baselines
+    choose, not on the surrogate's posterior means."""
+
+    shrunk = False
 
 
 def screens(ctx: RunContext, state: SearchState) -> bool:
@@ -118,7 +133,7 @@ class LoopRoles:
         found = {p: findings_of(diagnoses, p, inputs.scores[p].n_rollouts) for p in inputs.parents}
         told = found if self.variant.planner_findings else {p: [] for p in inputs.parents}
         state = search_state(self.ctx, self.epoch)
-        if screens(self.ctx, state):
+        if self.variant.screen and screens(self.ctx, state):
             return screening_plans(state, told.get(SEED_ID, [])), {}
         views = self.views(inputs, told, frozenset(state.space.names))
         proposals, fell_back = self.proposals(inputs, diagnoses, prevalences, told, views)
