@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from harnesspro.evaluation.scoring import FrozenTest, grade, needs_judgement, pa
 from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED
 from harnesspro.improvers.testsynth.consensus import Voter, candidates
 from harnesspro.improvers.testsynth.facts import snapshot_facts
-from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
+from harnesspro.improvers.testsynth.gate import gated, refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, failures, synthesize
 from harnesspro.reports.agreement import Agreement, agreement
@@ -74,8 +73,7 @@ def written_now(root: Path, task_id: str) -> tuple[SynthTest, SynthTest]:
     untouched = untouched_workspace(task, SANDBOX)
     test = synthesize(task_id, task.instruction, task.workdir, seed, SANDBOX)
     spaces = [folder.workspace(k) for k in seed_keys]
-    if not test.unscorable:
-        test = replace(test, unscorable=refusal(test, untouched, spaces, SANDBOX))
+    test = gated(test, untouched, spaces, SANDBOX)
     everyone = {r.key: folder.workspace(r.key) for r in voting}
     voters = [
         Voter(

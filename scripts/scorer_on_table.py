@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -26,7 +25,7 @@ from scorer_agreement import KINDS, SANDBOX, VERSIONS, quiet_share, report
 from harnesspro.evaluation.scoring import grade, needs_judgement
 from harnesspro.improvers.testsynth.consensus import Voter, candidates
 from harnesspro.improvers.testsynth.facts import snapshot_facts
-from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
+from harnesspro.improvers.testsynth.gate import gated, refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import ASSISTANT, conversation, judge, message_text
 from harnesspro.improvers.testsynth.offline import (
     FAILURE_MARKERS,
@@ -81,8 +80,7 @@ def tests_for(task_id: str, rows: pd.DataFrame, suite: str, seed: str) -> tuple[
     untouched = untouched_workspace(task, SANDBOX)
     test = synthesize(task_id, task.instruction, task.workdir, votes, SANDBOX)
     seed_spaces: list[Snapshot] = list(seeds["space"])
-    if not test.unscorable:
-        test = replace(test, unscorable=refusal(test, untouched, seed_spaces, SANDBOX))
+    test = gated(test, untouched, seed_spaces, SANDBOX)
     voters = [
         Voter(snapshot_facts(space, test.reading, SANDBOX), judge(chat, status))
         for space, chat, status in zip(mine["space"], mine["chat"], mine["status"], strict=True)

@@ -17,7 +17,7 @@ from harnesspro.evolution.score_step import score_pending
 from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED, Check
 from harnesspro.improvers.testsynth.consensus import Voter, candidates, refine
 from harnesspro.improvers.testsynth.facts import Reading, read_instruction
-from harnesspro.improvers.testsynth.gate import untouched_workspace
+from harnesspro.improvers.testsynth.gate import gated, untouched_workspace
 from harnesspro.improvers.testsynth.offline import SynthTest
 from harnesspro.run.context import RunContext
 from harnesspro.run.folder import RunFolder
@@ -116,7 +116,10 @@ def test_a_task_the_seed_never_passes_becomes_scorable(tmp_path: Path) -> None:
     run = hard_task(tmp_path)
     ctx, task_id = run.ctx, run.task_id
     frozen = load_frozen(ctx)[task_id]
-    assert "passes on none of the seed's 2 rollouts" in frozen.unscorable
+    # the seed passed none of its rollouts: frozen with the instruction's checks alone, which
+    # fail on the untouched workspace (so the seed, which wrote nothing, fails them)
+    assert not frozen.unscorable and frozen.checks
+    assert {c.kind for c in frozen.checks} == {INSTRUCTION}
 
     for n in range(5):
         record(ctx, f"right{n}", "c001", task_id, run.answer)
@@ -155,12 +158,12 @@ def test_consensus_never_reads_held_out_rollouts_official_tests_or_solutions(
     for n in range(6):  # held-out rollouts that agree: they are no voters
         record(run.ctx, f"held{n}", "c001", run.task_id, run.answer, split="test")
     score_pending(run.ctx)
-    assert load_current(run.ctx)[run.task_id].unscorable
+    assert not any(c.kind == SEARCH for c in load_current(run.ctx)[run.task_id].checks)
     assert run.task_id not in run.ctx.ledger.refined_tests()
     for n in range(5):  # search rollouts that agree: the test is refined without them
         record(run.ctx, f"right{n}", "c001", run.task_id, run.answer)
     score_pending(run.ctx)
-    assert not load_current(run.ctx)[run.task_id].unscorable
+    assert any(c.kind == SEARCH for c in load_current(run.ctx)[run.task_id].checks)
     assert run.ctx.ledger.rollouts().set_index("key")["pass"]["held0"] != 1
 
 
@@ -173,3 +176,19 @@ def test_a_test_that_could_not_score_falls_back_to_the_instruction_checks() -> N
     assert [t.checks for t in tried] == [(said,)] and not tried[0].unscorable
     # a scorable frozen test has no such fallback
     assert candidates(replace(frozen, unscorable=""), voters("a", "b", "c")) == []
+
+
+def test_a_test_the_seed_never_passed_is_frozen_with_the_instruction_checks_alone() -> None:
+    said = Check("exists:out.txt", "True", INSTRUCTION)
+    voted = Check("exists:log.txt", "True", SEED, 2, 2)
+    test = SynthTest("t", Reading("/workspace", ("out.txt", "log.txt")), (said, voted))
+    nothing, logged = Snapshot({}), Snapshot({"log.txt": b"x\n"})
+    sandbox = Bubblewrap()
+    # the seed wrote neither file: refused ("passes on none"), so the instruction's check alone
+    assert gated(test, nothing, [nothing, nothing], sandbox).checks == (said,)
+    # a seed rollout that passes: the test as synthesized
+    both = Snapshot({"out.txt": b"y\n", "log.txt": b"x\n"})
+    assert gated(test, nothing, [both, logged], sandbox) == test
+    # the instruction's check holds untouched: nothing left that asks for work
+    kept = gated(test, Snapshot({"out.txt": b"y\n"}), [logged], sandbox)
+    assert kept.checks == test.checks and "none of the seed's 1 rollouts" in kept.unscorable

@@ -20,11 +20,11 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from harnesspro.core.atomic import write_text_atomic
 from harnesspro.improvers.account import SearchAccount, improver_price, make_improver_upstream
-from harnesspro.improvers.testsynth.gate import refusal, untouched_workspace
+from harnesspro.improvers.testsynth.gate import gated, refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import judge
 from harnesspro.improvers.testsynth.llm import ExecTest, passes, synthesize_llm
 from harnesspro.improvers.testsynth.offline import SeedRollout, SynthTest, score, synthesize
@@ -99,9 +99,7 @@ def write_test(
             written = f"its test was refused: {refused}"
         note = f"llm synthesizer: {task_id}: {written}; using the offline checks"
     test = synthesize(task_id, task.instruction, task.workdir, seed, sandbox)
-    if not test.unscorable:
-        test = replace(test, unscorable=refusal(test, untouched, workspaces, sandbox))
-    return test, note
+    return gated(test, untouched, workspaces, sandbox), note
 
 
 def freeze_tests(ctx: RunContext, task_ids: Iterable[str]) -> tuple[str, ...]:

@@ -3,6 +3,10 @@ fails on the task's untouched workspace (it asks for work to be done) and passes
 one of the seed's rollouts (it can be passed at all). A pytest-kind test also needs a pytest
 in the interpreter that runs it; without one it would fail every rollout.
 
+A test the seed never passes keeps the instruction's checks alone, when they fail on the
+untouched workspace (`gated`): they come from the instruction, not from the seed's behaviour,
+so a task the seed never solved stays in the search, scored on what the instruction states.
+
 The untouched workspace is the task's working directory as a fresh layout lays it out (the
 same runtime that rollouts start from), before any command ran.
 """
@@ -12,9 +16,11 @@ from __future__ import annotations
 import importlib.util
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from harnesspro.core.records import Task
+from harnesspro.improvers.testsynth.check import SEED
 from harnesspro.improvers.testsynth.llm import ExecTest, passes
 from harnesspro.improvers.testsynth.offline import SynthTest, score
 from harnesspro.sandbox.contract import Sandbox
@@ -70,3 +76,20 @@ def refusal(
             "be passed"
         )
     return ""
+
+
+def gated(
+    test: SynthTest, untouched: Snapshot, seeds: Sequence[Snapshot], sandbox: Sandbox
+) -> SynthTest:
+    """The offline test as it is frozen: scorable when `refusal` finds nothing; refused, its
+    instruction's checks alone when they fail on the untouched workspace; else unscorable
+    with the refusal's reason."""
+    if test.unscorable:
+        return test
+    reason = refusal(test, untouched, seeds, sandbox)
+    if not reason:
+        return test
+    stated = replace(test, checks=tuple(c for c in test.checks if c.kind != SEED))
+    if stated.checks and not _passes(stated, untouched, sandbox):
+        return stated
+    return replace(test, unscorable=reason)
