@@ -16,12 +16,12 @@ import pytest
 
 from harnesspro.cli import main
 from harnesspro.core.config import load_config
-from harnesspro.core.search_config import EvolutionConfig
+from harnesspro.core.search_config import LOOP_FAMILY, EvolutionConfig
 from harnesspro.run.estimate import estimate_run
 from tests.conftest import tiny_config
 
 STRATEGIES = EvolutionConfig.model_fields["strategy"].annotation.__args__  # type: ignore[union-attr]
-LOOP = ("harnesspro", "harnesspro-no-analyzer", "harnesspro-flat-prior")
+LOOP = LOOP_FAMILY
 """The improvement loop picks up to its bound an epoch, often fewer (it stops what has no
 expected gain): for it the estimate is only an upper bound, not yet within 10%."""
 
