@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harnesspro.bench import report, yardstick
+from harnesspro.bench.analyses import ANALYSES
 from harnesspro.bench.arithmetic import Point
 from harnesspro.bench.pool import head_commit, pooled, versus
 from harnesspro.bench.runner import Outcome, exhaustive_points, run_variant, variants
@@ -74,10 +75,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench.add_argument(
         "action",
         nargs="?",
-        choices=["pool"],
-        help="pool: the paired table over finished bench folders of one commit (below)",
+        choices=["pool", *ANALYSES],
+        help="an analysis of bench folders (docs/benchmarks.md#commands): pool (the paired "
+        "table over benches of one commit), fronts (benches on one reference front), "
+        "replicates (runs of one strategy against their union), interim (the finished units "
+        "of a running bench), points (where the hypervolume comes from)",
     )
-    bench.add_argument("folders", nargs="*", type=Path, help="pool: bench folders (OUT)")
+    bench.add_argument(
+        "folders", nargs="*", type=Path, help="an analysis's bench folders (fronts: LABEL=OUT)"
+    )
     bench.add_argument(
         "--reference", default="", help="pool: normalise against these variants' fronts only"
     )
@@ -91,6 +97,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--equivalent",
         default="",
         help="pool: commits declared equivalent (git shows no change under harnesspro/, configs/)",
+    )
+    bench.add_argument(
+        "--default", default="", help="fronts: the variant whose paired wins are counted"
     )
 
 
@@ -209,11 +218,15 @@ def cmd_pool(args: argparse.Namespace, console: Console) -> int:
 def cmd_bench(args: argparse.Namespace, console: Console) -> int:
     if args.action == "pool":
         return cmd_pool(args, console)
+    if args.action in ANALYSES:
+        return ANALYSES[args.action](args, console)
     pool_only = [("folders", args.folders), ("--reference", args.reference),
-                 ("--equivalent", args.equivalent), ("--versus", args.versus)]  # fmt: skip
+                 ("--equivalent", args.equivalent), ("--versus", args.versus),
+                 ("--default", args.default)]  # fmt: skip
     stray = [name for name, value in pool_only if value]
     if stray:
-        raise ConfigError(f"{stray[0]} belongs to `harnesspro bench pool`; remove it here.")
+        raise ConfigError(f"{stray[0]} belongs to an analysis (`harnesspro bench pool`, ...); "
+                          "remove it here.")  # fmt: skip
     out = args.out.resolve()
     fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
     base = load_config(args.config, [*args.set, *fast])

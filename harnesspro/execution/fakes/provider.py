@@ -1,5 +1,5 @@
 """A programmable OpenAI-compatible HTTP server on loopback: fault injection in tests and
-the upstream of the gateway benchmark (scripts/bench_gateway.py)."""
+the upstream of the gateway's latency benchmark (docs/benchmarks.md#overheads-measured-once)."""
 
 from __future__ import annotations
 
