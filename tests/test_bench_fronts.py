@@ -68,4 +68,4 @@ def test_an_analysis_option_on_a_bench_run_is_one_sentence(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["bench", "--default", "harnesspro@a"]) == 2
-    assert "--default belongs to an analysis" in capsys.readouterr().err
+    assert "--default belongs to `harnesspro bench fronts`" in capsys.readouterr().err
