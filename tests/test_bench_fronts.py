@@ -62,3 +62,10 @@ def test_bad_input_is_one_sentence_and_exit_2(
     expected = {"missing": "no such folder", "empty": "no bench.csv", "default": "--default rho"}
     assert expected[case] in err and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_an_analysis_option_on_a_bench_run_is_one_sentence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "--default", "harnesspro@a"]) == 2
+    assert "--default belongs to `harnesspro bench fronts`" in capsys.readouterr().err

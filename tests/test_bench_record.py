@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from harnesspro.cli import main
+from tests.test_bench_pool import bench_csv as pool_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,11 +39,8 @@ def test_bench_record_quotes_the_benchs_own_files(tmp_path: Path) -> None:
 
 
 def bench_csv(folder: Path, profile: int, mine: float, theirs: float) -> Path:
-    folder.mkdir(parents=True)
-    pd.DataFrame(
-        {"variant": ["harnesspro", "nsga2"], "profile": [profile] * 2, "run_seed": [1, 1],
-         "normalised_hv": [mine, theirs]}
-    ).to_csv(folder / "bench.csv", index=False)  # fmt: skip
+    """A finished bench's folder as pool reads it, with the files bench_record.py quotes."""
+    pool_bench(folder, profile, mine, theirs)
     (folder / "command.txt").write_text("harnesspro bench --profile-seeds ...\n")
     (folder / "summary.md").write_text("| table |\n")
     return folder

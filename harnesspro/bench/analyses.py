@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 
 from rich.console import Console
 
 from harnesspro.bench.candidates import candidates_markdown, run_candidates
-from harnesspro.bench.folders import checked, read_rows, run_folders
+from harnesspro.bench.folders import checked, existing, read_rows, run_folders
 from harnesspro.bench.fronts import default_of, fronts, labelled
 from harnesspro.bench.interim import interim, interim_markdown
 from harnesspro.bench.points import point_shares, points_markdown
@@ -57,9 +56,7 @@ def cmd_replicates(args: argparse.Namespace, console: Console) -> int:
 def cmd_interim(args: argparse.Namespace, console: Console) -> int:
     """`harnesspro bench interim OUT`: a running bench needs no bench.csv yet."""
     _folders(args, at_most=1)
-    out: Path = args.folders[0]
-    if not out.is_dir():
-        raise ConfigError(f"bench interim: {out}: no such folder; pass a bench's OUT.")
+    out = existing(args.folders[0], "interim")
     if not (out / "command.txt").is_file():
         raise ConfigError(
             f"bench interim: {out}: no command.txt, so not a bench folder; pass the OUT of a "

@@ -220,13 +220,14 @@ def cmd_bench(args: argparse.Namespace, console: Console) -> int:
         return cmd_pool(args, console)
     if args.action in ANALYSES:
         return ANALYSES[args.action](args, console)
-    pool_only = [("folders", args.folders), ("--reference", args.reference),
-                 ("--equivalent", args.equivalent), ("--versus", args.versus),
-                 ("--default", args.default)]  # fmt: skip
-    stray = [name for name, value in pool_only if value]
+    analyses = " | ".join(["pool", *ANALYSES])
+    pool_only = [("folders", args.folders, analyses), ("--reference", args.reference, "pool"),
+                 ("--equivalent", args.equivalent, "pool"), ("--versus", args.versus, "pool"),
+                 ("--default", args.default, "fronts")]  # fmt: skip
+    stray = [(name, where) for name, value, where in pool_only if value]
     if stray:
-        raise ConfigError(f"{stray[0]} belongs to an analysis (`harnesspro bench pool`, ...); "
-                          "remove it here.")  # fmt: skip
+        name, where = stray[0]
+        raise ConfigError(f"{name} belongs to `harnesspro bench {where}`; remove it here.")
     out = args.out.resolve()
     fast = [f"evaluation.verdict_memo={out / 'verdicts.sqlite'}"] if args.fast else []
     base = load_config(args.config, [*args.set, *fast])

@@ -45,11 +45,16 @@ class RunFolder:
     run_seed: int | None
 
 
-def checked(folder: Path, command: str) -> Path:
-    """`folder` when it holds a finished bench's bench.csv; else ConfigError, one sentence."""
+def existing(folder: Path, command: str) -> Path:
+    """`folder` when it is one; else ConfigError, one sentence."""
     if not folder.is_dir():
         raise ConfigError(f"bench {command}: {folder}: no such folder; pass a bench's OUT.")
-    if not (folder / "bench.csv").is_file():
+    return folder
+
+
+def checked(folder: Path, command: str) -> Path:
+    """`folder` when it holds a finished bench's bench.csv; else ConfigError, one sentence."""
+    if not (existing(folder, command) / "bench.csv").is_file():
         raise ConfigError(
             f"bench {command}: {folder}: no bench.csv, so not a finished bench; pass the OUT "
             "of a `harnesspro bench` that ended."
