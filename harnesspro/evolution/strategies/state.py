@@ -43,26 +43,28 @@ def seed_space(ctx: RunContext) -> Space:
     return space_of((ctx.config.harness.seed or seed_template()).resolve())
 
 
-def paid_candidates(ctx: RunContext) -> int | None:
-    """Candidates `evaluation.max_rollouts` pays for over the whole run, bar the seed and the
-    confirmation's reserve (None: uncapped)."""
+def affordable(ctx: RunContext, spent: int) -> int | None:
+    """Candidates `evaluation.max_rollouts` still pays for after `spent` search rollouts, bar
+    the confirmation's reserve (None: uncapped)."""
     cap = ctx.config.evaluation.max_rollouts
     if cap is None:
         return None
     per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
     kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
-    return max(0, max(0, cap - kept) // per - 1)
+    return max(0, cap - spent - kept) // per
+
+
+def paid_candidates(ctx: RunContext) -> int | None:
+    """Candidates the rollout cap pays for over the whole run, bar the seed (None: uncapped)."""
+    whole = affordable(ctx, 0)
+    return None if whole is None else max(0, whole - 1)
 
 
 def search_state(ctx: RunContext, epoch: int) -> SearchState:
     """The strategy's input, read from the run's ledger."""
-    cap, left = ctx.config.evaluation.max_rollouts, None
-    if cap is not None:
-        spent = len(search_rollouts(ctx.ledger.rollouts()))
-        per = len(ctx.splits.coreset) * ctx.config.evolution.rollouts_per_task
-        kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset))
-        left = max(0, cap - spent - kept) // per
-    paid = paid_candidates(ctx)
+    capped = ctx.config.evaluation.max_rollouts is not None
+    spent = len(search_rollouts(ctx.ledger.rollouts())) if capped else 0
+    left, paid = affordable(ctx, spent), paid_candidates(ctx)
     stored = ctx.ledger.meta(HV_REF_KEY)
     return SearchState(
         epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
