@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.core.ledger import Ledger
+from harnesspro.core.records import Task
 from harnesspro.evaluation.scoring import FrozenTest, grade, needs_judgement, parse_test
 from harnesspro.improvers.testsynth.check import INSTRUCTION, SEARCH, SEED
 from harnesspro.improvers.testsynth.consensus import Voter, candidates
@@ -43,6 +44,7 @@ from harnesspro.run.context import SEED_ID
 from harnesspro.run.folder import RunFolder
 from harnesspro.sandbox import make_sandbox
 from harnesspro.sandbox.contract import Limits
+from harnesspro.sandbox.snapshot import Snapshot
 from harnesspro.tasks.loader import builtin_suite_dir, load_task
 
 VERSIONS = ("frozen as stored", "synthesized now", "refined now")
@@ -59,6 +61,23 @@ def stored_tests(root: Path) -> dict[str, FrozenTest]:
     return {t: parse_test((root / rel).read_text()) for t, (_, rel) in frozen.items()}
 
 
+def both_tests(
+    task: Task, seed: list[SeedRollout], voting: list[tuple[Snapshot, str, str]]
+) -> tuple[SynthTest, SynthTest]:
+    """(the test synthesized from the seed's rollouts, its refinement by the `voting`
+    rollouts as (workspace, chat log, status)), each gated as a run gates it."""
+    untouched = untouched_workspace(task, SANDBOX)
+    test = synthesize(task.id, task.instruction, task.workdir, seed, SANDBOX)
+    test = gated(test, untouched, [r.workspace for r in seed], SANDBOX)
+    voters = [
+        Voter(snapshot_facts(space, test.reading, SANDBOX), judge(chat, status))
+        for space, chat, status in voting
+    ]
+    spaces = [space for space, _, _ in voting]
+    tried = [t for t in candidates(test, voters) if not refusal(t, untouched, spaces, SANDBOX)]
+    return test, (tried or [test])[0]
+
+
 def written_now(root: Path, task_id: str) -> tuple[SynthTest, SynthTest]:
     """(the test this code synthesizes from the stored seed rollouts, its refinement by all
     of the run's scored search rollouts), each gated."""
@@ -70,21 +89,8 @@ def written_now(root: Path, task_id: str) -> tuple[SynthTest, SynthTest]:
         ledger.close()
     seed_keys = [r.key for r in voting if r.candidate_id == SEED_ID and r.split == "coreset"]
     seed = [SeedRollout(folder.workspace(k), folder.trajectory(k)) for k in seed_keys]
-    untouched = untouched_workspace(task, SANDBOX)
-    test = synthesize(task_id, task.instruction, task.workdir, seed, SANDBOX)
-    spaces = [folder.workspace(k) for k in seed_keys]
-    test = gated(test, untouched, spaces, SANDBOX)
-    everyone = {r.key: folder.workspace(r.key) for r in voting}
-    voters = [
-        Voter(
-            snapshot_facts(everyone[r.key], test.reading, SANDBOX),
-            judge(folder.chat_log(r.key), r.status),
-        )
-        for r in voting
-    ]
-    spaces = list(everyone.values())
-    tried = [t for t in candidates(test, voters) if not refusal(t, untouched, spaces, SANDBOX)]
-    return test, (tried or [test])[0]
+    everyone = [(folder.workspace(r.key), folder.chat_log(r.key), r.status) for r in voting]
+    return both_tests(task, seed, everyone)
 
 
 def search_rollouts(root: Path) -> pd.DataFrame:

@@ -20,21 +20,17 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-from scorer_agreement import KINDS, SANDBOX, VERSIONS, quiet_share, report
+from scorer_agreement import KINDS, SANDBOX, VERSIONS, both_tests, quiet_share, report
 
 from harnesspro.evaluation.scoring import grade, needs_judgement
-from harnesspro.improvers.testsynth.consensus import Voter, candidates
-from harnesspro.improvers.testsynth.facts import snapshot_facts
-from harnesspro.improvers.testsynth.gate import gated, refusal, untouched_workspace
 from harnesspro.improvers.testsynth.judge import ASSISTANT, conversation, judge, message_text
 from harnesspro.improvers.testsynth.offline import (
     FAILURE_MARKERS,
     SeedRollout,
     SynthTest,
     failures,
-    synthesize,
 )
-from harnesspro.sandbox.snapshot import Snapshot, loads
+from harnesspro.sandbox.snapshot import loads
 from harnesspro.tasks.loader import load_task, suite_dir
 
 MEASURED = VERSIONS[1:]  # the table has no frozen test of its own
@@ -69,25 +65,14 @@ def kept_rows(table: Path) -> pd.DataFrame:
 
 def tests_for(task_id: str, rows: pd.DataFrame, suite: str, seed: str) -> tuple[SynthTest, ...]:
     """(synthesized from the seed variant's rollouts, refined by every rollout), each gated."""
-    task = load_task(suite_dir(suite) / task_id)
     mine = rows[rows["task"] == task_id]
     seeds = mine[mine["variant"] == seed]
-    judged = [judge(c, s) for c, s in zip(seeds["chat"], seeds["status"], strict=True)]
     votes = [
-        SeedRollout(space, "" if ok else UNCLEAN % FAILURE_MARKERS[0])
-        for space, ok in zip(seeds["space"], judged, strict=True)
+        SeedRollout(space, "" if judge(chat, status) else UNCLEAN % FAILURE_MARKERS[0])
+        for space, chat, status in zip(seeds["space"], seeds["chat"], seeds["status"], strict=True)
     ]
-    untouched = untouched_workspace(task, SANDBOX)
-    test = synthesize(task_id, task.instruction, task.workdir, votes, SANDBOX)
-    seed_spaces: list[Snapshot] = list(seeds["space"])
-    test = gated(test, untouched, seed_spaces, SANDBOX)
-    voters = [
-        Voter(snapshot_facts(space, test.reading, SANDBOX), judge(chat, status))
-        for space, chat, status in zip(mine["space"], mine["chat"], mine["status"], strict=True)
-    ]
-    spaces: list[Snapshot] = list(mine["space"])
-    tried = [t for t in candidates(test, voters) if not refusal(t, untouched, spaces, SANDBOX)]
-    return test, (tried or [test])[0]
+    voting = list(zip(mine["space"], mine["chat"], mine["status"], strict=True))
+    return both_tests(load_task(suite_dir(suite) / task_id), votes, voting)
 
 
 def graded(rows: pd.DataFrame, suite: str, seed: str) -> pd.DataFrame:
