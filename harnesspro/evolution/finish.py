@@ -78,7 +78,7 @@ def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool =
             if report.incomplete:
                 ctx.console.print(incomplete_line(report), markup=False)
             labels = [(h.harness, h.candidate_id) for h in report.harnesses]
-            failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
+            failures = failed_verdicts(ctx.ledger.rollout_rows(), labels, ctx.splits.test)
             if failures:
                 ctx.console.print("failed official verdicts (the verifier's reason):")
             for line in failures:
