@@ -285,7 +285,7 @@ class Ledger:
 
     def plan_rows(self) -> list[dict[str, Any]]:
         """The plans table's rows (in the order of `plans`), column -> value, NaN for NULL."""
-        return [{str(k): v for k, v in row.items()} for row in self.plans().to_dict("records")]
+        return records_of(self.plans())
 
     def record_intervals(
         self, epoch: int, rows: list[tuple[str, float, float, float, float, float]]
@@ -314,6 +314,10 @@ class Ledger:
 
     def compositions(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM compositions ORDER BY epoch, parent_id", self.db)
+
+    def composition_rows(self) -> list[dict[str, Any]]:
+        """The compositions table's rows (in the order of `compositions`), column -> value."""
+        return records_of(self.compositions())
 
     # -- the search-cost account (improver calls, metered apart from the harness's cost) --
     def record_search_call(
@@ -347,6 +351,11 @@ def passing_tasks(path: Path) -> set[str]:
         return {str(row[0]) for row in rows}
     finally:
         db.close()
+
+
+def records_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as column -> value, in its order (NaN where the ledger holds NULL)."""
+    return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 def _known(value: Any) -> Any:

@@ -31,7 +31,7 @@ from harnesspro.improvers.planner.catalog import check_prediction
 from harnesspro.improvers.planner.exploration import Exploration
 from harnesspro.improvers.planner.memory import Pairs, check_flips, measure, paired_difference
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
-from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
+from harnesspro.reports.search_costs import describe_search_costs, write_search_costs
 from harnesspro.run import disclosure
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs

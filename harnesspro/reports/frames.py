@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.core import pareto
-from harnesspro.core.ledger import rows_of
+from harnesspro.core.ledger import records_of, rows_of
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty
@@ -259,7 +259,8 @@ def compositions(data: RunData) -> pd.DataFrame:
     """The composer's outcomes with the merged candidate's verdict and what each carries."""
     if data.compositions.empty:
         return data.compositions
-    return composition_table(data.compositions, data.plans)
+    table = composition_table(records_of(data.compositions), records_of(data.plans))
+    return pd.DataFrame(table, columns=[*data.compositions.columns, "merged_verdict", "carries"])
 
 
 def choices(data: RunData, front: pd.DataFrame) -> list[PointChoice]:
