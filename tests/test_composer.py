@@ -8,6 +8,7 @@ import json
 import sqlite3
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -65,15 +66,16 @@ def test_decide_on_verdicts_by_hand() -> None:
     assert decide("c000", base, [sibling("c008", 0.6, 0.1, "x", None)]).outcome == "pick"
 
 
-def compositions_frame(*rows: tuple[int, str, str, list[str], str | None]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [(e, p, o, json.dumps(c), m, "why") for e, p, o, c, m in rows],
-        columns=["epoch", "parent_id", "outcome", "children", "candidate_id", "why"],
-    )
+def compositions_frame(*rows: tuple[int, str, str, list[str], str | None]) -> list[dict[str, Any]]:
+    keys = ("epoch", "parent_id", "outcome", "children", "candidate_id", "why")
+    return [
+        dict(zip(keys, (e, p, o, json.dumps(c), m, "why"), strict=True)) for e, p, o, c, m in rows
+    ]
 
 
-def plans_frame(*rows: tuple[int, str, str, str | None]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["epoch", "parent_id", "child_id", "verdict"])
+def plans_frame(*rows: tuple[int, str, str, str | None]) -> list[dict[str, Any]]:
+    keys = ("epoch", "parent_id", "child_id", "verdict")
+    return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
 def test_what_each_outcome_carries_into_the_next_epoch() -> None:
@@ -86,19 +88,20 @@ def test_what_each_outcome_carries_into_the_next_epoch() -> None:
     merged = composition_table(
         compositions_frame((1, "c000", "merge", ["c001", "c003"], "c004")), plans
     )
-    assert merged[["merged_verdict", "carries"]].values.tolist() == [["helped", "c004"]]
+    assert [(r["merged_verdict"], r["carries"]) for r in merged] == [("helped", "c004")]
     # The front picked c002 (cheap on point estimates) and c009: c002's line continues from
     # the merge, c009 stays.
     assert expansion(["c002", "c009"], merged, plans) == ["c004", "c009"]
     assert expansion(["c000", "c001", "c004"], merged, plans) == ["c004"]
     # A merge that did not help over its first sibling carries that sibling instead.
-    no_gain = plans.assign(verdict=["helped", "no effect", "helped", "no effect"])
+    verdicts = ["helped", "no effect", "helped", "no effect"]
+    no_gain = [{**p, "verdict": v} for p, v in zip(plans, verdicts, strict=True)]
     table = composition_table(
         compositions_frame((1, "c000", "merge", ["c001", "c003"], "c004")), no_gain
     )
     assert expansion(["c004"], table, no_gain) == ["c001"]
     kept = composition_table(compositions_frame((1, "c000", "keep-base", [], None)), plans)
-    assert kept["carries"].tolist() == ["c000"] and kept["merged_verdict"].isna().all()
+    assert [(r["carries"], r["merged_verdict"]) for r in kept] == [("c000", None)]
     assert expansion(["c002", "c009"], kept, plans) == ["c000", "c009"]
     picked = composition_table(compositions_frame((1, "c000", "pick", ["c003"], None)), plans)
     assert expansion(["c001"], picked, plans) == ["c003"]

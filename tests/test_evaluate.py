@@ -17,7 +17,8 @@ from rich.console import Console
 
 from harnesspro.cli import main
 from harnesspro.core.config import load_config
-from harnesspro.core.records import RolloutResult, RolloutSpec, Usage
+from harnesspro.core.ledger import rows_of
+from harnesspro.core.records import RolloutResult, RolloutRow, RolloutSpec, Usage
 from harnesspro.evaluation.heldout import final_report, normalised_gain, pass_at_k
 from harnesspro.evaluation.resolution import attempt_matrix, resolution_band
 from harnesspro.evolution.improve import train_traces
@@ -79,7 +80,7 @@ def test_resolution_band_random_matrices_match_the_definition() -> None:
         assert resolution_band(matrix, 3).whole_split == pytest.approx(brute_band(matrix, 3))
 
 
-def ledger_frame() -> pd.DataFrame:
+def ledger_frame() -> list[RolloutRow]:
     """Test-split rollouts of a seed and three operating points, plus rows that must not count."""
     outcomes = {
         "c000": SEED,
@@ -104,12 +105,11 @@ def ledger_frame() -> pd.DataFrame:
         columns=["split", "candidate_id", "task_id", "attempt", "status", "official_pass", "cost"],
     )
     tokens = {"uncached_input": 100, "cached_input": 50, "cache_write": 0, "output": 10}
-    return frame.assign(**tokens, latency_s=2.0)
+    return rows_of(frame.assign(**tokens, reasoning=0, latency_s=2.0))
 
 
 def test_attempt_matrix() -> None:
-    frame = ledger_frame()
-    seed = frame[(frame["candidate_id"] == "c000") & (frame["split"] == "test")]
+    seed = [r for r in ledger_frame() if r.candidate_id == "c000" and r.split == "test"]
     np.testing.assert_array_equal(attempt_matrix(seed, 6), np.array(list(SEED.values())))
 
 

@@ -12,8 +12,9 @@ import pytest
 from rich.console import Console
 
 from harnesspro.core.config import load_config
+from harnesspro.core.ledger import rows_of
 from harnesspro.core.metrics import Shortfall, shortfalls
-from harnesspro.core.records import Candidate, RolloutResult, RolloutSpec, Usage
+from harnesspro.core.records import Candidate, RolloutResult, RolloutRow, RolloutSpec, Usage
 from harnesspro.evaluation.heldout import final_report
 from harnesspro.evolution.epoch import shortfall_lines
 from harnesspro.evolution.select_step import select_epoch
@@ -96,7 +97,7 @@ def test_shortfalls_count_infra_rows_as_missing_but_not_a_retried_one() -> None:
         ("c1", "z", 0, "ok"),  # not a task asked for
     ]
     frame = pd.DataFrame(rows, columns=["candidate_id", "task_id", "attempt", "status"])
-    found = shortfalls(frame, ["c1", "c2"], ["a", "b"], range(2))
+    found = shortfalls(rows_of(frame), ["c1", "c2"], ["a", "b"], range(2))
     # Wanted 2 tasks x 2 attempts = 4; c1 has (a,0) and (b,0): (a,1) infra, (b,1) never ran.
     assert found == {"c1": Shortfall("c1", 2, 1, 4), "c2": Shortfall("c2", 4, 0, 4)}
 
@@ -104,7 +105,7 @@ def test_shortfalls_count_infra_rows_as_missing_but_not_a_retried_one() -> None:
 TASKS = [f"t{i}" for i in range(4)]
 
 
-def held_out_rows(cells: dict[str, dict[str, list[int | str]]]) -> pd.DataFrame:
+def held_out_rows(cells: dict[str, dict[str, list[int | str]]]) -> list[RolloutRow]:
     """Test-split rows: per candidate and task, one official verdict per attempt ("infra":
     an infrastructure error, no verdict)."""
     rows = [
@@ -115,7 +116,8 @@ def held_out_rows(cells: dict[str, dict[str, list[int | str]]]) -> pd.DataFrame:
     ]
     columns = ["candidate_id", "task_id", "attempt", "status", "official_pass"]
     frame = pd.DataFrame(rows, columns=columns).assign(split="test", cost=0.01, latency_s=1.0)
-    return frame.assign(uncached_input=100, cached_input=0, cache_write=0, output=10)
+    tokens = {"uncached_input": 100, "cached_input": 0, "cache_write": 0, "output": 10}
+    return rows_of(frame.assign(**tokens, reasoning=0, key=[f"k{i}" for i in range(len(frame))]))
 
 
 SEED = {"t0": [1, 1, 1, 1], "t1": [0, 0, 0, 0], "t2": [1, 0, 1, 0], "t3": [0, 0, 0, 0]}

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harnesspro.core.records import Candidate, Plan, Score
+from harnesspro.core.records import Candidate, Plan, RolloutRow, Score
 from harnesspro.evolution.strategies.llm_gain import Choice, chosen_plans, planned_genomes
 from harnesspro.evolution.strategies.state import SearchState
 from harnesspro.improvers.planner.features import (
@@ -35,7 +35,7 @@ def cand(cid: str, parent: str | None, mechanism: str | None, epoch: int = 1) ->
     return Candidate(cid, f"sha-{cid}", f"tree-{cid}", parent, None, mechanism, epoch)
 
 
-def rollouts(effects: dict[str, float], attempts: int = 40, seed: int = 0) -> pd.DataFrame:
+def rollouts(effects: dict[str, float], attempts: int = 40, seed: int = 0) -> list[RolloutRow]:
     """`attempts` rollouts per task of each candidate, pass drawn with the task's intercept
     plus the candidate's planted logit effect; cost 1.0 each."""
     rng = np.random.default_rng(seed)
@@ -44,15 +44,17 @@ def rollouts(effects: dict[str, float], attempts: int = 40, seed: int = 0) -> pd
         for t, task in enumerate(TASKS):
             p = 1 / (1 + math.exp(-(LOGIT[t] + effect)))
             for a in range(attempts):
-                rows.append({"candidate_id": cid, "task_id": task, "attempt": a, "status": "ok",
-                             "pass": float(rng.random() < p), "cost": 1.0})  # fmt: skip
-    return pd.DataFrame(rows)
+                passed = bool(rng.random() < p)
+                key = f"{cid}:{task}:{a}"
+                rows.append(RolloutRow(key, cid, task, "coreset", "ok", passed, a, cost=1.0))
+    return rows
 
 
-def scores_of(frame: pd.DataFrame) -> dict[str, Score]:
+def scores_of(rows: list[RolloutRow]) -> dict[str, Score]:
     out = {}
-    for cid, group in frame.groupby("candidate_id"):
-        out[str(cid)] = Score(str(cid), float(group["pass"].mean()), 1.0, math.nan, len(group))
+    for cid in dict.fromkeys(r.candidate_id for r in rows):
+        verdicts = [bool(r.passed) for r in rows if r.candidate_id == cid]
+        out[cid] = Score(cid, sum(verdicts) / len(verdicts), 1.0, math.nan, len(verdicts))
     return out
 
 
@@ -112,7 +114,7 @@ def test_measured_changes_come_from_the_plan_that_made_the_candidate() -> None:
         "c001": cand("c001", "c000", "ask-for-a-plan"),
         "c002": cand("c002", "c000", "concise_prompt"),
     }
-    plans = pd.DataFrame([
+    plans = [
         # made c001
         {"epoch": 1, "parent_id": "c000", "mechanism": "ask-for-a-plan", "kind": "free",
          "child_id": "c001", "predicted_pass": 0.05, "predicted_cost": 0.1,
@@ -124,7 +126,7 @@ def test_measured_changes_come_from_the_plan_that_made_the_candidate() -> None:
          "child_id": "c002", "predicted_pass": 0.0, "predicted_cost": -0.2, "levers": "[]"},
         {"epoch": 1, "parent_id": "c000", "mechanism": "no-tree", "kind": "free",
          "child_id": None, "predicted_pass": 0.0, "predicted_cost": 0.0, "levers": "[]"},
-    ])  # fmt: skip
+    ]  # fmt: skip
     assert measured_changes(plans, candidates) == (Change("c001", 0.05, 0.1, ("prompt",)),)
 
 
@@ -152,7 +154,7 @@ def test_measured_changes_on_a_lever_carry_over_to_a_new_one_on_it() -> None:
     assert pr[1] - pr[0] > 0.1
 
 
-def state_for(candidates: dict[str, Candidate], frame: pd.DataFrame) -> SearchState:
+def state_for(candidates: dict[str, Candidate], frame: list[RolloutRow]) -> SearchState:
     return SearchState(2, 7, candidates, scores_of(frame), frame, TASKS, 3, 2.0)
 
 
@@ -192,7 +194,7 @@ def test_a_catalog_example_is_placed_as_its_mechanisms_on_its_parent() -> None:
     assert on == [{"plan-0", "lever:prompt"}, {"skim_inputs", "concise_prompt"}]
 
 
-def screened() -> tuple[dict[str, Candidate], pd.DataFrame]:
+def screened() -> tuple[dict[str, Candidate], list[RolloutRow]]:
     """The seed and nine screening rows of the catalog, none with any effect."""
     candidates = {"c000": cand("c000", None, None, 0)}
     for i, bits in enumerate(screening_design(9, len(GENES), exclusive_indices(), 5)):

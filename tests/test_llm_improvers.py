@@ -29,7 +29,7 @@ from harnesspro.improvers.ask import load_prompt
 from harnesspro.improvers.editor.apply import apply_plan_or_catalog
 from harnesspro.improvers.editor.llm import LLMEditor
 from harnesspro.improvers.planner import llm as llm_planner
-from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
+from harnesspro.reports.search_costs import describe_search_costs, write_search_costs
 from harnesspro.run.context import RunContext, seed_template
 from harnesspro.run.disclosure import improver_inputs
 from tests.conftest import COMMANDS, llm_run, reply, tool_call, trajectory

@@ -23,15 +23,6 @@ def rows(*spec: tuple[str, str, str, int]) -> list[RolloutRow]:
     return [RolloutRow(f"k{n}", c, t, s, "ok", bool(p)) for n, (c, t, s, p) in enumerate(spec)]
 
 
-def frame(*spec: tuple[str, str, str, int]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {"candidate_id": c, "task_id": t, "split": s, "pass": p, "status": "ok"}
-            for c, t, s, p in spec
-        ]
-    )
-
-
 def test_trade_by_hand() -> None:
     frame = rows(
         # t1: solved by all
@@ -48,8 +39,8 @@ def test_trade_by_hand() -> None:
 
 
 def test_covering_keeps_only_full_coverage() -> None:
-    table = frame(("a", "t1", "coreset", 1), ("a", "t2", "coreset", 0), ("b", "t1", "coreset", 1))
-    assert set(covering(table, ["t1", "t2"])["candidate_id"]) == {"a"}
+    table = rows(("a", "t1", "coreset", 1), ("a", "t2", "coreset", 0), ("b", "t1", "coreset", 1))
+    assert {r.candidate_id for r in covering(table, ["t1", "t2"])} == {"a"}
 
 
 @pytest.mark.slow

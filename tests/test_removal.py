@@ -11,8 +11,9 @@ import pytest
 
 from harnesspro.cli import main
 from harnesspro.core.ledger import Ledger
-from harnesspro.core.records import Candidate
-from harnesspro.evaluation.removal import point_genes, removal_frame, variants
+from harnesspro.core.records import Candidate, RolloutRow
+from harnesspro.evaluation.removal import point_genes, removals, variants
+from harnesspro.reports.removal import removal_table
 from tests.conftest import tiny_config
 
 
@@ -41,10 +42,11 @@ def test_the_change_is_against_the_whole_point() -> None:
     planned = [("lite", v) for v in variants("c002", ("a", "b"))]
     rows = [("c002-whole", 1, 1.0), ("c002-whole", 1, 1.0), ("c002-no-a", 0, 2.0),
             ("c002-no-a", 1, 2.0), ("c002-no-b", 1, 0.5)]  # fmt: skip
-    rollouts = pd.DataFrame(rows, columns=["candidate_id", "official_pass", "cost"]).assign(
-        status="ok"
-    )
-    table = removal_frame(rollouts, planned).set_index("candidate")
+    rollouts = [
+        RolloutRow(f"k{i}", cid, "t", "coreset", "ok", None, official_pass=bool(p), cost=c)
+        for i, (cid, p, c) in enumerate(rows)
+    ]
+    table = removal_table(removals(rollouts, planned)).set_index("candidate")
     assert table.loc["c002-no-a", "pass_change"] == pytest.approx(-0.5)
     assert table.loc["c002-no-a", "cost_change"] == pytest.approx(1.0)
     assert table.loc["c002-no-b", "cost_change"] == pytest.approx(-0.5)

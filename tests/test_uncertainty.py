@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-import pandas as pd
 import pytest
 
 from harnesspro.core.pareto import non_dominated
+from harnesspro.core.records import RolloutRow
 from harnesspro.core.uncertainty import (
     bootstrap,
     nondominated_share,
@@ -16,8 +18,12 @@ from harnesspro.core.uncertainty import (
 )
 
 
-def frame(rows: list[tuple[str, str, float, float]]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["candidate_id", "task_id", "pass", "cost"])
+def frame(rows: list[tuple[str, str, float, float]]) -> list[RolloutRow]:
+    """Scored coreset rollouts (candidate, task, pass, dollars; NaN dollars: unknown)."""
+    return [
+        RolloutRow(f"k{i}", c, t, "coreset", "ok", bool(p), cost=None if math.isnan(d) else d)
+        for i, (c, t, p, d) in enumerate(rows)
+    ]
 
 
 def test_samples_pack_attempts_and_count_them() -> None:
@@ -80,9 +86,10 @@ def test_pass_rate_interval_contains_the_point_estimate() -> None:
     ]
     f = frame(rows)
     out = bootstrap(f, n_resamples=500, level=0.9, seed=7)
-    for cid, group in f.groupby("candidate_id"):
-        lo, hi = out[str(cid)].pass_rate_ci
-        assert lo <= group["pass"].mean() <= hi
+    for cid in ("c0", "c1", "c2"):
+        lo, hi = out[cid].pass_rate_ci
+        verdicts = [r.passed for r in f if r.candidate_id == cid]
+        assert lo <= sum(verdicts) / len(verdicts) <= hi
         assert lo < hi
 
 

@@ -20,7 +20,7 @@ from plotly.offline import get_plotlyjs
 
 from harnesspro.cli import main
 from harnesspro.core.cost_axis import axis_of, value_on
-from harnesspro.core.ledger import Ledger
+from harnesspro.core.ledger import Ledger, rows_of
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.model_config import ModelConfig
 from harnesspro.core.records import Candidate, Usage, total_usage
@@ -186,14 +186,14 @@ def _rollouts(tokens: dict[str, list[int | None]]) -> pd.DataFrame:
 
 def test_unknown_tokens_make_the_candidate_unknown_and_the_axis_model_calls() -> None:
     frame = _rollouts({"c000": [10, None], "c001": [None, None]})
-    scores = candidate_scores(frame, ["t0", "t1"])
+    scores = candidate_scores(rows_of(frame), ["t0", "t1"])
     assert all(math.isnan(s.tokens_per_task) for s in scores.values())  # not a partial mean
     assert axis_of(scores) == "calls"
     assert [value_on(scores[c], "calls") for c in ("c000", "c001")] == [2.0, 4.0]
     candidates = {c: Candidate(c, "sha", f"tree-{c}", None, None, None, 0) for c in scores}
     front = front_frame(scores, candidates, {"lite": "c000"}, "c000")
     assert list(front["x"]) == [2.0, 4.0] and x_title(front) == CALL_AXIS
-    known = candidate_scores(_rollouts({"c000": [10, 30]}), ["t0", "t1"])
+    known = candidate_scores(rows_of(_rollouts({"c000": [10, 30]})), ["t0", "t1"])
     # Hand-worked: (100 + 10 + 100 + 30) / 2 rollouts = 120 tokens per task.
     assert known["c000"].tokens_per_task == 120.0 and axis_of(known) == "tokens"
 

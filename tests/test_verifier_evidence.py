@@ -74,7 +74,7 @@ def test_ledger_run_folder_and_eval_keep_the_reason(tmp_path: Path) -> None:
     assert run.verifier("k3") == cases[2][4]
     assert run.verifier("missing") is None
     lines = failed_verdicts(
-        ledger.rollouts(), [("seed", "c000"), ("lite", "c004")], ["alpha", "beta"]
+        ledger.rollout_rows(), [("seed", "c000"), ("lite", "c004")], ["alpha", "beta"]
     )
     assert lines == [
         "  seed (c000) alpha attempt 0: reward 0 from reward.txt: FAIL: x",

@@ -46,7 +46,7 @@ def outcome(run: RunFolder) -> Outcome:
     found = {str(h): (float(p), float(c)) for h, p, c in zip(*columns, strict=True)}
     ledger = Ledger(run.path / "ledger.sqlite")
     try:
-        search = len(search_rollouts(ledger.rollouts()))
+        search = len(search_rollouts(ledger.rollout_rows()))
     finally:
         ledger.close()
     test = len(json.loads((run.path / "splits.json").read_text())["test"])

@@ -17,7 +17,7 @@ from harnesspro.core.config import RunConfig, apply_override
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.metrics import search_rollouts
 from harnesspro.core.records import Plan
-from harnesspro.evaluation.heldout import held_out_frame, summarise
+from harnesspro.evaluation.heldout import held_out, of, summarise
 from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evolution.loop import run_evolution
 from harnesspro.evolution.strategies import STRATEGIES
@@ -135,7 +135,7 @@ def run_variant(
         profile,
         sample_profile(profile).misleading,
         final_points(ctx),
-        len(search_rollouts(ctx.ledger.rollouts())),
+        len(search_rollouts(ctx.ledger.rollout_rows())),
         str(run.root),
         run_seed,
         len(ctx.splits.test),
@@ -166,13 +166,12 @@ def _test_points(ctx: RunContext, k: int) -> dict[str, tuple[float, float]]:
     """Every candidate of the run on the test split (K attempts, official tests), by
     harness: "seed" or its mechanisms' name."""
     evaluate(ctx, list(ctx.candidates().values()), 0, "test", attempts=range(k))
-    frame = held_out_frame(ctx.ledger.rollouts(), ctx.splits.test)
-    frame = frame[frame["attempt"] < k]
+    rows = [r for r in held_out(ctx.ledger.rollout_rows(), ctx.splits.test) if r.attempt < k]
     names = {c.id: c.mechanism or "seed" for c in ctx.candidates().values()}
     points = {}
-    for candidate_id, group in frame.groupby("candidate_id"):
-        s = summarise(group, k)
-        points[names[str(candidate_id)]] = (float(s["pass_rate"]), float(s["cost_per_task"]))
+    for candidate_id in sorted({r.candidate_id for r in rows}):
+        s = summarise(of(rows, candidate_id), k)
+        points[names[candidate_id]] = (float(s["pass_rate"]), float(s["cost_per_task"]))
     return points
 
 

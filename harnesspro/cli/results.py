@@ -14,7 +14,6 @@ from harnesspro.cli.handlers import Handler
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.money import dollars, tokens
-from harnesspro.improvers.search_costs import describe_search_costs
 from harnesspro.reports import agreement, budget, frames
 from harnesspro.reports.dashboard import write_dashboard
 from harnesspro.reports.decision import decision_report, write_decision
@@ -26,6 +25,7 @@ from harnesspro.reports.index import write_index
 from harnesspro.reports.lever_effects import effect_lines
 from harnesspro.reports.removal import load_removal, removal_lines
 from harnesspro.reports.rundata import load_run
+from harnesspro.reports.search_costs import describe_search_costs
 from harnesspro.run.operating_points import OperatingPoint, RunNotFound, load_operating_points
 
 MODES_ORDER = {"lite": 0, "medium": 1, "heavy": 2}

@@ -12,7 +12,7 @@ from harnesspro.core.config import RunConfig, load_config
 from harnesspro.core.config_base import ConfigError
 from harnesspro.improvers.retro.run import llm_roles, retro
 from harnesspro.improvers.retro.sessions import ADAPTERS, load_adapter, read_sessions
-from harnesspro.improvers.search_costs import describe_search_costs
+from harnesspro.reports.search_costs import describe_search_costs
 
 
 def register(sub: argparse._SubParsersAction) -> dict[str, Handler]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -22,7 +23,21 @@ from harnesspro.core.records import (
     RolloutResult,
     RolloutRow,
     RolloutSpec,
+    Usage,
 )
+
+# `RolloutRow`'s fields as the rollouts table holds them, in `row_of`'s order.
+ROW_COLUMNS = (
+    "key, candidate_id, task_id, COALESCE(split, 'coreset') AS part, status, pass, attempt, "
+    "epoch, official_pass, uncached_input, cached_input, cache_write, output, reasoning, cost, "
+    "latency_s, n_calls, artifacts, reason, verifier_reason"
+)
+FRAME_COLUMNS = [
+    "key", "candidate_id", "task_id", "split", "status", "pass", "attempt", "epoch",
+    "official_pass", "uncached_input", "cached_input", "cache_write", "output", "reasoning",
+    "cost", "latency_s", "n_calls", "artifacts", "reason", "verifier_reason",
+]  # fmt: skip
+"""`rollout_frame`'s columns: the rollouts table's names (bar `created`), then `tokens`."""
 
 
 class Ledger:
@@ -182,15 +197,11 @@ class Ledger:
         rollouts of ledgers from before splits. `where` is an SQL condition of this module's
         own (never a user's text)."""
         rows = self.db.execute(
-            "SELECT key, candidate_id, task_id, COALESCE(split, 'coreset') AS part, status, "
-            f"pass FROM rollouts WHERE {where} "
+            f"SELECT {ROW_COLUMNS} FROM rollouts WHERE {where} "
             "ORDER BY candidate_id, split, task_id, attempt, key",
             args,
         )
-        return [
-            RolloutRow(key, cand, task, split, status, None if p is None else bool(p))
-            for key, cand, task, split, status, p in rows
-        ]
+        return [row_of(*values) for values in rows]
 
     def search_rollouts(self, task_id: str) -> list[RolloutRow]:
         """A task's coreset and validation rollouts that are not infrastructure faults (never
@@ -272,6 +283,10 @@ class Ledger:
     def plans(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM plans ORDER BY epoch, parent_id", self.db)
 
+    def plan_rows(self) -> list[dict[str, Any]]:
+        """The plans table's rows (in the order of `plans`), column -> value, NaN for NULL."""
+        return records_of(self.plans())
+
     def record_intervals(
         self, epoch: int, rows: list[tuple[str, float, float, float, float, float]]
     ) -> None:
@@ -299,6 +314,10 @@ class Ledger:
 
     def compositions(self) -> pd.DataFrame:
         return pd.read_sql_query("SELECT * FROM compositions ORDER BY epoch, parent_id", self.db)
+
+    def composition_rows(self) -> list[dict[str, Any]]:
+        """The compositions table's rows (in the order of `compositions`), column -> value."""
+        return records_of(self.compositions())
 
     # -- the search-cost account (improver calls, metered apart from the harness's cost) --
     def record_search_call(
@@ -332,3 +351,73 @@ def passing_tasks(path: Path) -> set[str]:
         return {str(row[0]) for row in rows}
     finally:
         db.close()
+
+
+def records_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as column -> value, in its order (NaN where the ledger holds NULL)."""
+    return [{str(k): v for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _known(value: Any) -> Any:
+    """A ledger value, None where it is NULL (NaN in a frame)."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _flag(value: Any) -> bool | None:
+    value = _known(value)
+    return None if value is None else bool(value)
+
+
+def row_of(*values: Any) -> RolloutRow:
+    """A rollout's typed row from its values in `FRAME_COLUMNS` order (NULL or NaN: unknown)."""
+    key, cand, task, split, status, passed, attempt, epoch, official = values[:9]
+    parts = [_known(v) for v in values[9:14]]
+    cost, latency, calls, artifacts, reason, why = (_known(v) for v in values[14:20])
+    return RolloutRow(
+        str(key), str(cand), str(task), str(split or "coreset"), str(status), _flag(passed),
+        int(attempt), int(epoch), _flag(official),
+        None if None in parts else Usage(*(int(p) for p in parts)),
+        None if cost is None else float(cost), float(latency or 0.0), int(calls or 0),
+        str(artifacts or ""), reason, why,
+    )  # fmt: skip
+
+
+FRAME_DEFAULTS: dict[str, Any] = {
+    "key": "", "split": "coreset", "status": "ok", "pass": None, "attempt": 0, "epoch": 0,
+    "official_pass": None, "cost": None, "latency_s": 0.0, "n_calls": 0, "artifacts": "",
+    "reason": None, "verifier_reason": None,
+}  # fmt: skip
+
+
+def rows_of(frame: pd.DataFrame) -> list[RolloutRow]:
+    """Typed rows of a frame of the ledger's rollouts (`Ledger.rollouts`), in its order; a
+    column it lacks takes its default (the token columns: unknown)."""
+    columns = [
+        frame[c] if c in frame else [FRAME_DEFAULTS.get(c)] * len(frame) for c in FRAME_COLUMNS
+    ]
+    return [row_of(*values) for values in zip(*columns, strict=True)]
+
+
+def _values(row: RolloutRow) -> tuple[Any, ...]:
+    u = row.usage
+    parts = (None,) * 5 if u is None else (
+        u.uncached_input, u.cached_input, u.cache_write, u.output, u.reasoning
+    )  # fmt: skip
+    flags = [None if v is None else int(v) for v in (row.passed, row.official_pass)]
+    return (
+        row.key, row.candidate_id, row.task_id, row.split, row.status, flags[0], row.attempt,
+        row.epoch, flags[1], *parts, row.cost, row.latency_s, row.n_calls, row.artifacts,
+        row.reason, row.verifier_reason, math.nan if u is None else float(u.total),
+    )  # fmt: skip
+
+
+def rollout_frame(rows: Iterable[RolloutRow]) -> pd.DataFrame:
+    """Rows as the ledger's frame (`FRAME_COLUMNS`, NULL as the SQL reader gives it), with each
+    rollout's billed `tokens` (NaN when unknown), for the aggregates computed with pandas."""
+    records = [_values(row) for row in rows]
+    columns = [*FRAME_COLUMNS, "tokens"]
+    if not records:  # typed columns still, so an empty group's mean is NaN as in SQL's frame
+        text = {"key", "candidate_id", "task_id", "split", "status", "artifacts", "reason"}
+        text.add("verifier_reason")
+        return pd.DataFrame({c: pd.Series(dtype=object if c in text else float) for c in columns})
+    return pd.DataFrame.from_records(records, columns=columns, coerce_float=True)

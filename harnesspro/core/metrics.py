@@ -3,38 +3,45 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import pandas as pd
+import numpy as np
 
-from harnesspro.core.records import Score
+from harnesspro.core.ledger import rollout_frame
+from harnesspro.core.records import RolloutRow, Score
 
 TOKEN_COLUMNS = ["uncached_input", "cached_input", "cache_write", "output"]
 
 
-def row_tokens(rollouts: pd.DataFrame) -> pd.Series:
-    """Each rollout's billed tokens; NaN where the counts are unknown (NULL in the ledger: the
+def row_tokens(row: RolloutRow) -> float:
+    """A rollout's billed tokens; NaN where the counts are unknown (NULL in the ledger: the
     provider reported no usage for some call), never a partial sum read as 0."""
-    parts = rollouts[TOKEN_COLUMNS].astype(float)
-    return parts.sum(axis=1, min_count=len(TOKEN_COLUMNS))
+    return math.nan if row.usage is None else float(row.usage.total)
 
 
-def known_mean(values: pd.Series) -> float:
+def known_mean(values: Iterable[float | None]) -> float:
     """The mean, or NaN (unknown) when any value is unknown: one unknown rollout makes the
     candidate's figure unknown, as for dollars."""
-    return float(values.mean()) if len(values) and values.notna().all() else math.nan
+    known = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
+    return float(known.mean()) if known.size and not np.isnan(known).any() else math.nan
 
 
-def known_sum(values: pd.Series) -> float:
+def known_sum(values: Iterable[float | None]) -> float:
     """The sum, or NaN (unknown) when any value is unknown."""
-    return float(values.astype(float).sum()) if values.notna().all() else math.nan
+    known = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
+    return float(known.sum()) if not np.isnan(known).any() else math.nan
 
 
-def scored(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> pd.DataFrame:
+def scored(rollouts: Iterable[RolloutRow], task_ids: Iterable[str]) -> list[RolloutRow]:
     """Rollouts on the given tasks that count: infrastructure faults never do."""
-    frame = rollouts[rollouts["task_id"].isin(list(task_ids))]
-    return frame[frame["status"] != "infra_error"]
+    tasks = set(task_ids)
+    return [r for r in rollouts if r.task_id in tasks and r.status != "infra_error"]
+
+
+def judged(rollouts: Iterable[RolloutRow], task_ids: Iterable[str]) -> list[RolloutRow]:
+    """`scored` rollouts the frozen tests have a verdict on."""
+    return [r for r in scored(rollouts, task_ids) if r.passed is not None]
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ class Shortfall:
 
 
 def shortfalls(
-    rollouts: pd.DataFrame,
+    rollouts: Iterable[RolloutRow],
     candidate_ids: Iterable[str],
     task_ids: Iterable[str],
     attempts: Iterable[int],
@@ -65,14 +72,12 @@ def shortfalls(
     """Each of `candidate_ids` lacking a scored rollout on some task x attempt; infrastructure
     errors are no rollout (a harness cannot turn its failures into absences that way)."""
     need = {(str(t), int(a)) for t in task_ids for a in attempts}
-    frame = rollouts[rollouts["task_id"].isin([t for t, _ in need])]
+    tasks = {t for t, _ in need}
     have: dict[str, set[tuple[str, int]]] = {}
     faults: dict[str, set[tuple[str, int]]] = {}
-    for cid, task, attempt, status in zip(
-        frame["candidate_id"], frame["task_id"], frame["attempt"], frame["status"], strict=True
-    ):
-        into = faults if status == "infra_error" else have
-        into.setdefault(str(cid), set()).add((str(task), int(attempt)))
+    for r in (r for r in rollouts if r.task_id in tasks):
+        into = faults if r.status == "infra_error" else have
+        into.setdefault(r.candidate_id, set()).add((r.task_id, r.attempt))
     found = {}
     for cid in candidate_ids:
         missing = need - have.get(cid, set())
@@ -82,9 +87,9 @@ def shortfalls(
     return found
 
 
-def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[str, Score]:
+def candidate_scores(rollouts: Iterable[RolloutRow], task_ids: Iterable[str]) -> dict[str, Score]:
     """Score of every candidate with scored rollouts on `task_ids` (pass = frozen test)."""
-    frame = scored(rollouts, task_ids).dropna(subset=["pass"])
+    frame = rollout_frame(judged(rollouts, task_ids))
     scores = {}
     for candidate_id, group in frame.groupby("candidate_id"):
         scores[str(candidate_id)] = Score(
@@ -92,43 +97,29 @@ def candidate_scores(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> dict[st
             pass_rate=float(group["pass"].mean()),
             # Unpriced model, or no usage reported: unknown (NaN), never 0.
             cost_per_task=known_mean(group["cost"]),
-            tokens_per_task=known_mean(row_tokens(group)),
+            tokens_per_task=known_mean(group["tokens"]),
             n_rollouts=len(group),
             calls_per_task=float(group["n_calls"].mean()),
         )
     return scores
 
 
-def covering(rollouts: pd.DataFrame, coreset: Iterable[str]) -> pd.DataFrame:
+def covering(rollouts: Sequence[RolloutRow], coreset: Iterable[str]) -> list[RolloutRow]:
     """Rollouts of the candidates with scored rollouts on every coreset task: after a coreset
     refresh, only they are compared (one common task set)."""
     tasks = set(coreset)
-    frame = scored(rollouts, tasks).dropna(subset=["pass"])
-    counts = frame.groupby("candidate_id")["task_id"].nunique()
-    full = set(counts[counts == len(tasks)].index)
-    return rollouts[rollouts["candidate_id"].isin(full)]
+    seen: dict[str, set[str]] = {}
+    for r in judged(rollouts, tasks):
+        seen.setdefault(r.candidate_id, set()).add(r.task_id)
+    full = {cid for cid, on in seen.items() if len(on) == len(tasks)}
+    return [r for r in rollouts if r.candidate_id in full]
 
 
-def on_split(rollouts: pd.DataFrame, split: str) -> pd.DataFrame:
+def on_split(rollouts: Iterable[RolloutRow], split: str) -> list[RolloutRow]:
     """Rollouts run on one split; ledgers from before splits hold only coreset rollouts."""
-    return rollouts[rollouts["split"].fillna("coreset") == split]
+    return [r for r in rollouts if r.split == split]
 
 
-def search_rollouts(rollouts: pd.DataFrame) -> pd.DataFrame:
+def search_rollouts(rollouts: Iterable[RolloutRow]) -> list[RolloutRow]:
     """Rollouts the search spent (coreset and validation): everything but the test split."""
-    return rollouts[rollouts["split"].fillna("coreset") != "test"]
-
-
-def cost_table(rollouts: pd.DataFrame) -> pd.DataFrame:
-    """Per candidate and split: rollouts, token parts and dollars in total and per task."""
-    rollouts = rollouts.assign(split=rollouts["split"].fillna("coreset"))
-    frame = rollouts[rollouts["status"] != "infra_error"]
-    keys = ["candidate_id", "split"]
-    grouped = frame.groupby(keys)
-    # an unknown part (NULL) makes the group's total unknown, never a partial sum
-    table = grouped[[*TOKEN_COLUMNS, "reasoning", "cost"]].agg(known_sum)
-    table.insert(0, "rollouts", grouped.size())
-    table["cost_per_task"] = grouped["cost"].agg(known_mean)
-    table["infra_errors"] = rollouts[rollouts["status"] == "infra_error"].groupby(keys).size()
-    table["infra_errors"] = table["infra_errors"].fillna(0).astype(int)
-    return table.rename(columns={"cost": "dollars"}).reset_index()
+    return [r for r in rollouts if r.split != "test"]

@@ -87,6 +87,20 @@ class RolloutRow:
     status: str
     passed: bool | None
     """The search's verdict (None: not scored)."""
+    attempt: int = 0
+    epoch: int = 0
+    official_pass: bool | None = None
+    """The official tests' verdict (None: none, e.g. an infrastructure error)."""
+    usage: Usage | None = None
+    """None = unknown (the provider reported no usage for some call), never 0."""
+    cost: float | None = None
+    """Dollars; None = unknown (an unpriced model, or no usage reported), never 0."""
+    latency_s: float = 0.0
+    n_calls: int = 0
+    artifacts: str = ""
+    reason: str | None = None
+    verifier_reason: str | None = None
+    """One line on the official verdict (why it failed)."""
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,20 @@ of the spread; sharing it keeps differences between candidates from being blurre
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
+
+from harnesspro.core.ledger import rollout_frame
+from harnesspro.core.records import RolloutRow
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
+Verdict = Literal["pass", "official_pass"]
+"""Which verdict a rollout passed by: the frozen tests' (the search) or the official tests'."""
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,10 @@ class Samples:
     counts: IntArray
 
 
-def samples_from_rollouts(frame: pd.DataFrame, pass_column: str = "pass") -> Samples:
-    """Pack a rollouts frame (candidate_id, task_id, the pass column, cost) into Samples."""
-    frame = frame.dropna(subset=[pass_column])
+def samples_from_rollouts(rows: Iterable[RolloutRow], pass_column: Verdict = "pass") -> Samples:
+    """Pack rollouts (candidate, task, the verdict, cost) into Samples; unjudged ones are
+    left out."""
+    frame = rollout_frame(rows).dropna(subset=[pass_column])
     ids = tuple(sorted(map(str, frame["candidate_id"].unique())))
     tasks = sorted(map(str, frame["task_id"].unique()))
     width = int(frame.groupby(["candidate_id", "task_id"]).size().max()) if len(frame) else 1
@@ -108,14 +115,14 @@ def percentile_interval(values: FloatArray, level: float) -> FloatArray:
 
 
 def bootstrap(
-    frame: pd.DataFrame,
-    pass_column: str = "pass",
+    rows: Iterable[RolloutRow],
+    pass_column: Verdict = "pass",
     n_resamples: int = 1000,
     level: float = 0.9,
     seed: int = 0,
 ) -> dict[str, Uncertainty]:
-    """Intervals and P(non-dominated) for every candidate in a frame of scored rollouts."""
-    samples = samples_from_rollouts(frame, pass_column)
+    """Intervals and P(non-dominated) for every candidate among scored rollouts."""
+    samples = samples_from_rollouts(rows, pass_column)
     if not samples.candidate_ids:
         return {}
     pr, cost = resample(samples, n_resamples, seed)

@@ -15,19 +15,19 @@ A harness whose pass rate is within the band of the seed's is a tie, not a ranki
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from rich.console import Console
 
 from harnesspro.core.config import load_config
-from harnesspro.core.metrics import Shortfall, known_mean, on_split, row_tokens, shortfalls
+from harnesspro.core.ledger import rollout_frame
+from harnesspro.core.metrics import Shortfall, known_mean, on_split, scored, shortfalls
 from harnesspro.core.progress import SILENT, Progress
-from harnesspro.core.records import Candidate
+from harnesspro.core.records import Candidate, RolloutRow
 from harnesspro.core.uncertainty import Uncertainty, bootstrap
 from harnesspro.evaluation.resolution import (
     UNKNOWN_BAND,
@@ -96,44 +96,53 @@ def normalised_gain(e_plus: float, e_seed: float) -> float | None:
     return (e_plus - e_seed) / (1.0 - e_seed)
 
 
-def per_task_pass(frame: pd.DataFrame) -> pd.Series:
-    """Official pass rate per task."""
-    return frame.groupby("task_id")["official_pass"].mean()
+def pass_rate(rows: Iterable[RolloutRow]) -> float:
+    """The mean of the per-task official pass rates (NaN without rollouts)."""
+    frame = rollout_frame(rows)
+    return float(frame.groupby("task_id")["official_pass"].mean().mean())
 
 
 def held_out_shortfalls(
-    rollouts: pd.DataFrame, ids: Sequence[str], tasks: Sequence[str], attempts: int, seed_id: str
+    rollouts: Iterable[RolloutRow],
+    ids: Sequence[str],
+    tasks: Sequence[str],
+    attempts: int,
+    seed_id: str,
 ) -> dict[str, Shortfall]:
     """Harnesses missing an official verdict on a test task x attempt 0..K-1 (the seed:
     0..2K-1, the band needs them all); infrastructure errors count as missing."""
-    frame = on_split(rollouts, "test")
-    frame = frame[(frame["status"] == "infra_error") | frame["official_pass"].notna()]
-    found = shortfalls(frame, [i for i in ids if i != seed_id], tasks, range(attempts))
-    found.update(shortfalls(frame, [seed_id], tasks, range(2 * attempts)))
+    rows = on_split(rollouts, "test")
+    rows = [r for r in rows if r.status == "infra_error" or r.official_pass is not None]
+    found = shortfalls(rows, [i for i in ids if i != seed_id], tasks, range(attempts))
+    found.update(shortfalls(rows, [seed_id], tasks, range(2 * attempts)))
     return found
 
 
-def held_out_frame(rollouts: pd.DataFrame, tasks: Sequence[str]) -> pd.DataFrame:
+def held_out(rollouts: Iterable[RolloutRow], tasks: Sequence[str]) -> list[RolloutRow]:
     """Test-split rollouts on `tasks` with an official verdict (infra faults never count)."""
-    frame = on_split(rollouts, "test")
-    frame = frame[frame["task_id"].isin(list(tasks)) & (frame["status"] != "infra_error")]
-    return frame.dropna(subset=["official_pass"])
+    return [r for r in scored(on_split(rollouts, "test"), tasks) if r.official_pass is not None]
 
 
-def summarise(frame: pd.DataFrame, k: int) -> dict[str, float | int]:
+def of(rows: Iterable[RolloutRow], cid: str) -> list[RolloutRow]:
+    """One candidate's rollouts."""
+    return [r for r in rows if r.candidate_id == cid]
+
+
+def summarise(rows: Sequence[RolloutRow], k: int) -> dict[str, float | int]:
     """Pass rate (mean of per-task rates), pass@k (per task, averaged; pass@n on a task with
     n < k attempts), cost, tokens and latency per task (means over rollouts) of one harness's
     rollouts; `final_report` reports them only for a harness with every task x attempt."""
+    frame = rollout_frame(rows)
     per_task = frame.groupby("task_id")["official_pass"].agg(["size", "sum"])
     at_k = [pass_at_k(int(n), int(c), min(k, int(n))) for n, c in per_task.to_numpy()]
     return {
         "tasks": len(per_task),
         "rollouts": len(frame),
-        "pass_rate": float(per_task_pass(frame).mean()) if len(frame) else float("nan"),
+        "pass_rate": pass_rate(rows) if len(frame) else float("nan"),
         "pass_at_k": float(np.mean(at_k)) if at_k else float("nan"),
         # unknown (NaN, written null) when any rollout's is unknown, never a partial mean
         "cost_per_task": known_mean(frame["cost"]),
-        "tokens_per_task": known_mean(row_tokens(frame)),
+        "tokens_per_task": known_mean(frame["tokens"]),
         "latency_s": float(frame["latency_s"].mean()),
     }
 
@@ -141,7 +150,7 @@ def summarise(frame: pd.DataFrame, k: int) -> dict[str, float | int]:
 def harness_result(
     label: str,
     cid: str,
-    main: pd.DataFrame,
+    main: Sequence[RolloutRow],
     attempts: int,
     u: Uncertainty | None,
     seed: tuple[float | None, Band, bool],
@@ -149,7 +158,7 @@ def harness_result(
     """One complete harness's row; `seed` is (the seed's pass rate or None when unknown, the
     resolution band, whether this harness is the seed)."""
     e_seed, band, is_seed = seed
-    s = summarise(main[main["candidate_id"] == cid], attempts)
+    s = summarise(of(main, cid), attempts)
     nan2 = (float("nan"), float("nan"))
     pass_rate = float(s["pass_rate"])
     known = e_seed is not None
@@ -172,7 +181,7 @@ def harness_result(
 
 
 def final_report(
-    rollouts: pd.DataFrame,
+    rollouts: Sequence[RolloutRow],
     harnesses: Sequence[tuple[str, str]],
     tasks: Sequence[str],
     attempts: int,
@@ -183,21 +192,22 @@ def final_report(
 ) -> FinalReport:
     """The held-out report from the ledger's rollouts; `harnesses` is [(label, candidate id)]
     with the seed's label first."""
-    frame = held_out_frame(rollouts, tasks)
-    main = frame[frame["attempt"] < attempts]
+    frame = held_out(rollouts, tasks)
+    main = [r for r in frame if r.attempt < attempts]
     ids = list(dict.fromkeys(cid for _, cid in harnesses))
     short = held_out_shortfalls(rollouts, [seed_id, *ids], tasks, attempts, seed_id)
     seed_known = seed_id not in short
-    e_seed = float(per_task_pass(main[main["candidate_id"] == seed_id]).mean())
+    e_seed = pass_rate(of(main, seed_id))
     e_seed = e_seed if seed_known else float("nan")
-    seed_matrix = attempt_matrix(frame[frame["candidate_id"] == seed_id], 2 * attempts)
+    seed_matrix = attempt_matrix(of(frame, seed_id), 2 * attempts)
     band = resolution_band(seed_matrix, attempts, seed) if seed_known else UNKNOWN_BAND
     complete = [cid for cid in ids if cid not in short]
+    kept = set(complete)
     spread = bootstrap(
-        main[main["candidate_id"].isin(complete)], "official_pass", resamples, level, seed
+        [r for r in main if r.candidate_id in kept], "official_pass", resamples, level, seed
     )
     results = [
-        incomplete_result(label, cid, summarise(main[main["candidate_id"] == cid], attempts),
+        incomplete_result(label, cid, summarise(of(main, cid), attempts),
                           short[cid].missing)
         if cid in short
         else harness_result(label, cid, main, attempts, spread.get(cid),
@@ -229,15 +239,15 @@ def incomplete_result(
 
 
 def failed_verdicts(
-    rollouts: pd.DataFrame, harnesses: Sequence[tuple[str, str]], tasks: Sequence[str]
+    rollouts: Iterable[RolloutRow], harnesses: Sequence[tuple[str, str]], tasks: Sequence[str]
 ) -> list[str]:
     """One line per failed official verdict of the held-out evaluation: which harness, task
     and attempt, and the verifier's one-line reason (from the ledger's `verifier_reason`)."""
-    frame = held_out_frame(rollouts, tasks)
-    failed = frame[frame["official_pass"] == 0].sort_values(["task_id", "attempt"])
+    failed = [r for r in held_out(rollouts, tasks) if r.official_pass is False]
+    failed.sort(key=lambda r: (r.task_id, r.attempt))
     lines = []
     for label, cid in dict.fromkeys(harnesses):
-        for row in failed[failed["candidate_id"] == cid].itertuples():
+        for row in of(failed, cid):
             reason = row.verifier_reason if isinstance(row.verifier_reason, str) else "unknown"
             lines.append(f"  {label} ({cid}) {row.task_id} attempt {row.attempt}: {reason}")
     return lines
@@ -274,7 +284,7 @@ def evaluate_points(
     evaluate(ctx, [harnesses[0][1]], epoch, "test", attempts=range(attempts, 2 * attempts))
     ev = ctx.config.evaluation
     return final_report(
-        ctx.ledger.rollouts(),
+        ctx.ledger.rollout_rows(),
         [(label, c.id) for label, c in harnesses],
         ctx.splits.test,
         attempts,

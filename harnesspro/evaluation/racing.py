@@ -12,7 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import betaincinv
 
-from harnesspro.core.metrics import scored
+from harnesspro.core.ledger import rollout_frame
+from harnesspro.core.metrics import judged
 from harnesspro.core.records import Candidate
 from harnesspro.evaluation.engine import Evaluated
 from harnesspro.evaluation.rollouts import evaluate
@@ -52,7 +53,7 @@ def race_rest(ctx: RunContext, children: list[Candidate], epoch: int, cap: int |
     g = ctx.config.evolution.rollouts_per_task
     if not ctx.config.evolution.racing or g == 1:
         return Evaluated(0)
-    frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
+    frame = rollout_frame(judged(ctx.ledger.rollout_rows(), ctx.splits.coreset))
     full = len(ctx.splits.coreset) * g
     stats = frame.groupby("candidate_id").agg(
         n=("pass", "size"), p=("pass", "mean"), c=("cost", "mean")

@@ -10,12 +10,12 @@ why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-import pandas as pd
-
-from harnesspro.core.records import Candidate
+from harnesspro.core.metrics import known_mean
+from harnesspro.core.records import Candidate, RolloutRow
 from harnesspro.evaluation.heldout import final_harnesses
 from harnesspro.evaluation.rollouts import evaluate
 from harnesspro.evaluation.transfer import open_beside
@@ -24,7 +24,6 @@ from harnesspro.harness.mechanisms.genes import parts_in
 from harnesspro.run.context import SEED_ID, RunContext
 
 REMOVALS = "removals"
-COLUMNS = ["mode", "point", "removed", "candidate", "rollouts", "pass_rate", "cost_per_task"]
 
 
 @dataclass(frozen=True)
@@ -100,33 +99,44 @@ def plan(ctx: RunContext) -> tuple[list[tuple[str, Variant]], list[str]]:
     return out, skipped
 
 
-def removal_frame(rollouts: pd.DataFrame, planned: list[tuple[str, Variant]]) -> pd.DataFrame:
+@dataclass(frozen=True)
+class Removal:
+    """One variant's coreset figures on the official tests, and the change from its whole
+    point (NaN: unknown, e.g. an unpriced model or no scored rollout)."""
+
+    mode: str
+    point: str
+    removed: str
+    candidate: str
+    rollouts: int
+    pass_rate: float
+    cost_per_task: float
+    pass_change: float
+    cost_change: float
+
+
+def removals(rollouts: Iterable[RolloutRow], planned: list[tuple[str, Variant]]) -> list[Removal]:
     """Per variant: scored rollouts, official pass rate and cost per task, and the change
     from the whole point (pass-rate difference, relative cost)."""
-    frame = rollouts[rollouts["status"] != "infra_error"].dropna(subset=["official_pass"])
-    rows = []
+    judged = [r for r in rollouts if r.status != "infra_error" and r.official_pass is not None]
+    figures = {}
+    for _, v in planned:
+        mine = [r for r in judged if r.candidate_id == v.id]
+        rate = sum(bool(r.official_pass) for r in mine) / len(mine) if mine else math.nan
+        figures[v.id] = (len(mine), rate, known_mean([r.cost for r in mine]))
+    out = []
     for mode, v in planned:
-        mine = frame[frame["candidate_id"] == v.id]
-        rate = float(mine["official_pass"].mean()) if len(mine) else float("nan")
-        cost = (
-            float(mine["cost"].mean()) if len(mine) and mine["cost"].notna().all() else float("nan")
-        )
-        rows.append(
-            [mode, v.point, v.removed or "(nothing: the whole point)", v.id, len(mine), rate, cost]
-        )
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    whole = table[table["candidate"].str.endswith("-whole")].set_index("point")
-    base_pass = table["point"].map(whole["pass_rate"])
-    base_cost = table["point"].map(whole["cost_per_task"])
-    return table.assign(
-        pass_change=table["pass_rate"] - base_pass,
-        cost_change=table["cost_per_task"] / base_cost - 1,
-    )
+        n, rate, cost = figures[v.id]
+        _, base_rate, base_cost = figures.get(f"{v.point}-whole", (0, math.nan, math.nan))
+        removed = v.removed or "(nothing: the whole point)"
+        change = cost / base_cost - 1 if base_cost else math.nan
+        out.append(Removal(mode, v.point, removed, v.id, n, rate, cost, rate - base_rate, change))
+    return out
 
 
-def run_removals(ctx: RunContext, attempts: int) -> tuple[pd.DataFrame | None, list[str]]:
+def run_removals(ctx: RunContext, attempts: int) -> tuple[list[Removal] | None, list[str]]:
     """Build and roll out every variant when all of it fits `evaluation.removal_rollouts`;
-    (the frame, lines to print), or (None, why not)."""
+    (the variants' figures, lines to print), or (None, why not)."""
     planned, lines = plan(ctx)
     need = len(planned) * len(ctx.splits.coreset) * attempts
     budget = ctx.config.evaluation.removal_rollouts
@@ -146,4 +156,4 @@ def run_removals(ctx: RunContext, attempts: int) -> tuple[pd.DataFrame | None, l
     built = {v.id: build(ctx, other, v, seed) for _, v in planned}
     epoch, _ = final_harnesses(ctx)
     evaluate(other, list(built.values()), epoch, "coreset", attempts=range(attempts))
-    return removal_frame(other.ledger.rollouts(), planned), lines
+    return removals(other.ledger.rollout_rows(), planned), lines

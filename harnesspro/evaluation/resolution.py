@@ -4,12 +4,13 @@ land when dealt at random, so a harness beats the seed only by more than that.""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
+from harnesspro.core.ledger import rollout_frame
+from harnesspro.core.records import RolloutRow
 from harnesspro.core.uncertainty import FloatArray
 
 # Pass rates are ratios of small integers: compare them with a tolerance.
@@ -35,9 +36,9 @@ class Band:
 UNKNOWN_BAND = Band(float("nan"), float("nan"), float("nan"), 0)
 
 
-def attempt_matrix(frame: pd.DataFrame, width: int) -> FloatArray:
+def attempt_matrix(rows: Iterable[RolloutRow], width: int) -> FloatArray:
     """Official verdicts as a (task, attempt) array over attempts 0..width-1; NaN = missing."""
-    frame = frame[frame["attempt"] < width]
+    frame = rollout_frame(r for r in rows if r.attempt < width)
     table = frame.pivot_table("official_pass", "task_id", "attempt", aggfunc="mean")
     return table.reindex(columns=range(width)).to_numpy(dtype=np.float64)
 

@@ -45,5 +45,5 @@ def validate(ctx: RunContext, parents: list[str], epoch: int, cap: int | None) -
 def seeded_tasks(ctx: RunContext) -> list[str]:
     """The validation tasks the seed has rollouts on: one frozen test each is written from
     them (tasks already frozen are skipped, so later epochs add nothing)."""
-    rows = on_split(ctx.ledger.rollouts(), "validation")
-    return sorted(set(rows[rows["candidate_id"] == SEED_ID]["task_id"]))
+    rows = on_split(ctx.ledger.rollout_rows(), "validation")
+    return sorted({r.task_id for r in rows if r.candidate_id == SEED_ID})

@@ -23,6 +23,8 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
+
 from harnesspro.core.ledger_rows import plan_of
 from harnesspro.core.records import Candidate, Plan
 from harnesspro.evaluation.selection.composition import (
@@ -164,12 +166,11 @@ def compose(ctx: RunContext, epoch: int) -> list[Candidate]:
 def next_parents(ctx: RunContext, epoch: int, picks: list[str]) -> list[str]:
     """The candidates the epoch after `epoch` expands: the front's picks, each replaced by what
     the composer carries for the parent whose line it belongs to (composition.py)."""
-    frame = ctx.ledger.compositions()
-    frame = frame[frame["epoch"] == epoch]
-    if not ctx.config.evolution.composer or frame.empty:
+    mine = [r for r in ctx.ledger.composition_rows() if int(r["epoch"]) == epoch]
+    if not ctx.config.evolution.composer or not mine:
         return picks
-    plans = ctx.ledger.plans()
-    parents = expansion(picks, composition_table(frame, plans), plans)
+    plans = ctx.ledger.plan_rows()
+    parents = expansion(picks, composition_table(mine, plans), plans)
     if parents != sorted(set(picks)):
         ctx.console.print(
             f"  composer: expanding {', '.join(parents)} (the front picked {', '.join(picks)}; "
@@ -185,5 +186,7 @@ def write_compositions(ctx: RunContext) -> None:
     folder = ctx.run.reports()
     folder.mkdir(parents=True, exist_ok=True)
     temp = folder / ".compositions.csv.tmp"
-    composition_table(ctx.ledger.compositions(), ctx.ledger.plans()).to_csv(temp, index=False)
+    table = composition_table(ctx.ledger.composition_rows(), ctx.ledger.plan_rows())
+    columns = [*ctx.ledger.compositions().columns, "merged_verdict", "carries"]
+    pd.DataFrame(table, columns=columns).to_csv(temp, index=False)
     temp.replace(folder / "compositions.csv")

@@ -43,7 +43,7 @@ def rollout_cap(ctx: RunContext, reserved: bool = True) -> int | None:
     if cap is None:
         return None
     kept = ctx.config.evolution.confirm_reserve(len(ctx.splits.coreset)) if reserved else 0
-    return max(0, cap - kept - len(search_rollouts(ctx.ledger.rollouts())))
+    return max(0, cap - kept - len(search_rollouts(ctx.ledger.rollout_rows())))
 
 
 def say(ctx: RunContext, lines: Iterable[str]) -> None:

@@ -4,12 +4,9 @@ report), the complete mark and the dashboard."""
 
 from __future__ import annotations
 
-import pandas as pd
-
 from harnesspro.evaluation.heldout import failed_verdicts, run_final
 from harnesspro.evaluation.removal import run_removals
 from harnesspro.evolution.compose import write_compositions
-from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
 from harnesspro.reports import agreement, budget, frames, levers
 from harnesspro.reports.check_kinds import check_kinds, kinds_body
 from harnesspro.reports.costs import write_run_costs
@@ -18,8 +15,9 @@ from harnesspro.reports.decision import decision_report, write_decision
 from harnesspro.reports.decision_view import decision_lines
 from harnesspro.reports.final import band_line, final_table, incomplete_line, write_final
 from harnesspro.reports.lever_effects import effect_lines, write_lever_effects
-from harnesspro.reports.removal import removal_lines, write_removal
+from harnesspro.reports.removal import removal_lines, removal_table, write_removal
 from harnesspro.reports.rundata import load_run
+from harnesspro.reports.search_costs import describe_search_costs, write_search_costs
 from harnesspro.run.context import RunContext
 
 
@@ -78,7 +76,7 @@ def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool =
             if report.incomplete:
                 ctx.console.print(incomplete_line(report), markup=False)
             labels = [(h.harness, h.candidate_id) for h in report.harnesses]
-            failures = failed_verdicts(ctx.ledger.rollouts(), labels, ctx.splits.test)
+            failures = failed_verdicts(ctx.ledger.rollout_rows(), labels, ctx.splits.test)
             if failures:
                 ctx.console.print("failed official verdicts (the verifier's reason):")
             for line in failures:
@@ -87,10 +85,11 @@ def finish_run(ctx: RunContext, attempts: int | None = None, search_done: bool =
             ctx.console.print("no test split (tasks.test_fraction = 0): no held-out evaluation")
     if ctx.config.evaluation.removal_rollouts and ctx.splits.test:
         ctx.console.rule("component removal (coreset, official tests)")
-        frame, notes = run_removals(ctx, attempts or ev.attempts)
-        if frame is not None:
-            write_removal(frame, ctx.run.reports())
-        for line in [*notes, *removal_lines(frame if frame is not None else pd.DataFrame())]:
+        done, notes = run_removals(ctx, attempts or ev.attempts)
+        table = removal_table(done or [])
+        if done is not None:
+            write_removal(table, ctx.run.reports())
+        for line in [*notes, *removal_lines(table)]:
             ctx.console.print(line, markup=False)
     ctx.run.mark_phase("reports")
     for line in run_reports(ctx):

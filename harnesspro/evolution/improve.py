@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from harnesspro.core import journal
+from harnesspro.core.ledger import rollout_frame
 from harnesspro.core.ledger_rows import plan_of
-from harnesspro.core.metrics import row_tokens, scored
+from harnesspro.core.metrics import judged
 from harnesspro.core.records import Candidate, Plan, Trace
 from harnesspro.evolution.taskfacts import TaskFacts, leak, task_facts
 from harnesspro.execution.gateway.upstream import Upstream
@@ -30,7 +31,7 @@ from harnesspro.improvers.planner.catalog import check_prediction
 from harnesspro.improvers.planner.exploration import Exploration
 from harnesspro.improvers.planner.memory import Pairs, check_flips, measure, paired_difference
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver, LLMImprover
-from harnesspro.improvers.search_costs import describe_search_costs, write_search_costs
+from harnesspro.reports.search_costs import describe_search_costs, write_search_costs
 from harnesspro.run import disclosure
 from harnesspro.run.context import RunContext
 from harnesspro.run.disclosure import improver_inputs
@@ -197,8 +198,8 @@ class FactsOnce:
 
 def pairs_of(ctx: RunContext, parent: str, child: str) -> Pairs:
     """The two candidates' scored coreset rollouts matched by (task, attempt)."""
-    frame = scored(ctx.ledger.rollouts(), ctx.splits.coreset).dropna(subset=["pass"])
-    frame = frame.assign(tokens=row_tokens(frame))  # NaN where the provider reported no usage
+    # `tokens` is NaN where the provider reported no usage
+    frame = rollout_frame(judged(ctx.ledger.rollout_rows(), ctx.splits.coreset))
     keys = ["task_id", "attempt"]
     mine = frame[frame["candidate_id"] == parent]
     theirs = frame[frame["candidate_id"] == child]

@@ -61,7 +61,7 @@ def shrunk_points_of(
     if ctx.config.selection.validated or axis_of(scores) != "dollars":
         return None  # the surrogate models coreset dollars only
     candidates = ctx.candidates()
-    features = Features(measured_changes(ctx.ledger.plans(), candidates))
+    features = Features(measured_changes(ctx.ledger.plan_rows(), candidates))
     means = shrunk_points(ctx.scoring_rollouts(), ctx.splits.coreset, candidates, scores, features)
     raw = {cid: (s.pass_rate, s.cost_per_task) for cid, s in scores.items()}
     out = {cid: means.get(cid, point) for cid, point in raw.items()}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.core.atomic import write_text_atomic
-from harnesspro.core.metrics import on_split, search_rollouts
+from harnesspro.reports.rollout_frames import on_split, search_rollouts
 
 
 @dataclass(frozen=True)

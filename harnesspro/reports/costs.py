@@ -17,7 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.core.atomic import atomic_path
-from harnesspro.core.metrics import TOKEN_COLUMNS, known_sum, row_tokens
+from harnesspro.core.metrics import TOKEN_COLUMNS, known_sum
+from harnesspro.reports.rollout_frames import row_tokens
 
 PARTS = [*TOKEN_COLUMNS, "reasoning"]
 COUNTS = [*PARTS, "tokens"]

@@ -16,10 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from harnesspro.core.atomic import write_text_atomic
+from harnesspro.core.ledger import rows_of
 from harnesspro.core.metrics import candidate_scores
-from harnesspro.evaluation.heldout import held_out_frame
 from harnesspro.reports import optimism, passk, strata, usage
 from harnesspro.reports.choice import shrunk_points
+from harnesspro.reports.rollout_frames import held_out_frame
 from harnesspro.reports.rundata import RunData
 
 DECISION_REPORT = "decision.json"
@@ -72,7 +73,7 @@ def decision_report(data: RunData) -> DecisionReport | None:
     frame = held_out_frame(data.rollouts, data.final["tasks"])
     frame = frame[frame["attempt"] < k]  # the seed's second K attempts only measure the band
     counted = usage.load_tool_counts(data.root, frame)
-    coreset = candidate_scores(data.rollouts, data.coreset)
+    coreset = candidate_scores(rows_of(data.rollouts), data.coreset)
     spend = optimism.search_spend(data.rollouts, data.search_calls)
     searched = bool(coreset)  # a transfer folder holds held-out rollouts only: no search
     rows_searched = rows if searched else []

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from harnesspro.core import pareto
+from harnesspro.core.ledger import records_of, rows_of
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate, Score
 from harnesspro.core.uncertainty import Uncertainty
@@ -71,7 +72,7 @@ def fronts(data: RunData) -> pd.DataFrame:
     for epoch in sorted(data.epochs["epoch"].astype(int).tolist()):
         known = _candidates(data, epoch)
         rollouts = data.rollouts[data.rollouts["candidate_id"].isin(list(known))]
-        scores = candidate_scores(rollouts, data.coreset)
+        scores = candidate_scores(rows_of(rollouts), data.coreset)
         sel = data.selections[data.selections["epoch"] == epoch]
         picks = dict(zip(sel["mode"], sel["candidate_id"], strict=True))
         frame = front_frame(scores, known, picks, SEED_ID, _intervals(data, epoch))
@@ -164,7 +165,7 @@ def lineage(data: RunData) -> pd.DataFrame:
     parent, its coreset score, and the plan that made it: rationale, predicted effect, the
     measured effect on the coreset (child minus parent) and the plan's verdict when the ledger
     records one."""
-    scores = candidate_scores(data.rollouts, data.coreset)
+    scores = candidate_scores(rows_of(data.rollouts), data.coreset)
     plans: dict[str, dict[str, Any]] = {
         str(p["child_id"]): {str(k): v for k, v in p.items()}
         for p in data.plans.to_dict("records")
@@ -258,7 +259,8 @@ def compositions(data: RunData) -> pd.DataFrame:
     """The composer's outcomes with the merged candidate's verdict and what each carries."""
     if data.compositions.empty:
         return data.compositions
-    return composition_table(data.compositions, data.plans)
+    table = composition_table(records_of(data.compositions), records_of(data.plans))
+    return pd.DataFrame(table, columns=[*data.compositions.columns, "merged_verdict", "carries"])
 
 
 def choices(data: RunData, front: pd.DataFrame) -> list[PointChoice]:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from harnesspro.core.metrics import known_sum, row_tokens
+from harnesspro.core.metrics import known_sum
 from harnesspro.core.money import dollars, tokens
 from harnesspro.reports.dashboard import STYLE, write_atomic, write_dashboard
+from harnesspro.reports.rollout_frames import row_tokens
 from harnesspro.reports.rundata import RunData, load_run
 
 MODE_RANK = {"lite": 0, "medium": 1, "heavy": 2}

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from harnesspro.core.atomic import atomic_path
+from harnesspro.core.ledger import rows_of
 from harnesspro.core.metrics import candidate_scores
 from harnesspro.core.records import Candidate
 from harnesspro.harness.mechanisms.catalog import CATALOG
@@ -62,10 +63,11 @@ def lever_effects(
 ) -> pd.DataFrame:
     """Per feature carried by a measured candidate: the posterior mean and `level` interval
     of its effect on the seed (pass-rate difference; relative cost change)."""
-    scores = candidate_scores(rollouts, coreset)
+    typed = rows_of(rollouts)
+    scores = candidate_scores(typed, coreset)
     free = plans if "kind" in plans else plans.assign(kind=None)
-    features = Features(measured_changes(free, candidates))
-    model, genomes = surrogate_of(rollouts, coreset, candidates, scores, features)
+    features = Features(measured_changes(free.to_dict("records"), candidates))
+    model, genomes = surrogate_of(typed, coreset, candidates, scores, features)
     if not genomes:
         return pd.DataFrame(columns=COLUMNS)
     carried = np.array(list(genomes.values())).sum(axis=0)

@@ -21,8 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from harnesspro.core.metrics import on_split, scored
 from harnesspro.harness.mechanisms.catalog import BUNDLE_SEP, CATALOG, LEVERS, members
+from harnesspro.reports.rollout_frames import on_split, scored
 
 VERDICTS = ("helped", "hurt", "no effect", "confounded", "unmeasured")
 

@@ -3,14 +3,23 @@ read back and printed; the dashboard shows the same table."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from harnesspro.core.atomic import atomic_path
+from harnesspro.evaluation.removal import Removal
 
 REMOVAL_REPORT = "removal.csv"
+COLUMNS = [f.name for f in dataclasses.fields(Removal)]
+
+
+def removal_table(removals: Sequence[Removal]) -> pd.DataFrame:
+    """The report's table: one row per variant, the record's fields as columns."""
+    return pd.DataFrame([dataclasses.astuple(r) for r in removals], columns=COLUMNS)
 
 
 def write_removal(frame: pd.DataFrame, folder: Path) -> Path:

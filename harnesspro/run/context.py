@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import pandas as pd
 from rich.console import Console
 
 from harnesspro.core.config import RunConfig
@@ -17,7 +16,7 @@ from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import Shortfall, candidate_scores, covering, on_split, shortfalls
 from harnesspro.core.model_config import Price
 from harnesspro.core.progress import SILENT, Progress
-from harnesspro.core.records import Candidate, Score, Task
+from harnesspro.core.records import Candidate, RolloutRow, Score, Task
 from harnesspro.core.search_config import DEFAULT_CORESET_SIZE
 from harnesspro.execution.fakes.behaviour import DEFAULT_PROFILE, ProfileError
 from harnesspro.execution.gateway.prices import lookup_price
@@ -229,10 +228,10 @@ class RunContext:
     def candidates(self) -> dict[str, Candidate]:
         return {c.id: c for c in self.ledger.candidates()}
 
-    def scoring_rollouts(self) -> pd.DataFrame:
+    def scoring_rollouts(self) -> list[RolloutRow]:
         """The ledger's rollouts; after a coreset refresh only those of candidates covering
         the whole current coreset, so scores are never mixed across task sets."""
-        rollouts = self.ledger.rollouts()
+        rollouts = self.ledger.rollout_rows()
         return (
             covering(rollouts, self.splits.coreset) if self.ledger.meta("refreshes") else rollouts
         )
@@ -248,7 +247,7 @@ class RunContext:
     def shortfalls(self) -> dict[str, Shortfall]:
         """Candidates (the seed included) missing a scored coreset task x attempt: cut short
         by a budget cap, or left with an infrastructure error where a rollout should be."""
-        coreset = on_split(self.ledger.rollouts(), "coreset")
+        coreset = on_split(self.ledger.rollout_rows(), "coreset")
         attempts = range(self.config.evolution.rollouts_per_task)
         ids = [c.id for c in self.ledger.candidates()]
         return shortfalls(coreset, ids, self.splits.coreset, attempts)

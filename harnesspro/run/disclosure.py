@@ -25,7 +25,6 @@ git state). No verdicts of any kind, nothing of other candidates or tasks.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 
 from harnesspro.core.fsnames import shown
@@ -47,38 +46,27 @@ SYNTH_FILE_CHARS = 4000  # per file shown to the synthesizer
 SYNTH_WORKSPACE_CHARS = 40_000  # per seed workspace
 SYNTH_TRAJECTORY_CHARS = 12_000  # per seed trajectory (its end: where the work is finished)
 DIFF_CHARS = 3000  # a diff longer than this is cut: planners read what changed, not files
-TRACE_COLUMNS = ["key", "candidate_id", "task_id", "pass", "output", "n_calls"]
-USAGE_COLUMNS = ["uncached_input", "cached_input", "status"]
-
-
-def _count(value: object) -> int | None:
-    """A token count from the ledger; None when it is unknown (NULL), never 0."""
-    if isinstance(value, int | float) and not math.isnan(value):
-        return int(value)
-    return None
 
 
 def train_traces(ctx: RunContext, candidate_ids: set[str]) -> list[Trace]:
     """Coreset rollouts of the given candidates, as traces (nothing else is read)."""
-    rollouts = on_split(ctx.ledger.rollouts(), "coreset")
-    rows = rollouts[
-        rollouts["candidate_id"].isin(list(candidate_ids))
-        & rollouts["task_id"].isin(list(ctx.splits.coreset))
-    ][TRACE_COLUMNS + USAGE_COLUMNS]
+    coreset = set(ctx.splits.coreset)
     return [
         Trace(
-            key=str(r["key"]),
-            candidate_id=str(r["candidate_id"]),
-            task_id=str(r["task_id"]),
-            passed=r["pass"] == 1,
-            trajectory=ctx.run.trajectory(str(r["key"])),
-            output_tokens=_count(r["output"]),
-            n_calls=int(r["n_calls"]),
-            uncached_input=_count(r["uncached_input"]),
-            cached_input=_count(r["cached_input"]),
-            status=str(r["status"]),
+            key=r.key,
+            candidate_id=r.candidate_id,
+            task_id=r.task_id,
+            passed=r.passed is True,
+            trajectory=ctx.run.trajectory(r.key),
+            # None when unknown (NULL in the ledger), never 0
+            output_tokens=None if r.usage is None else r.usage.output,
+            n_calls=r.n_calls,
+            uncached_input=None if r.usage is None else r.usage.uncached_input,
+            cached_input=None if r.usage is None else r.usage.cached_input,
+            status=r.status,
         )
-        for r in rows.to_dict("records")
+        for r in on_split(ctx.ledger.rollout_rows(), "coreset")
+        if r.candidate_id in candidate_ids and r.task_id in coreset
     ]
 
 

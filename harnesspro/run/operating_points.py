@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pandas as pd
 
 from harnesspro.core.ledger import Ledger
 from harnesspro.core.metrics import known_mean, on_split, row_tokens
+from harnesspro.core.records import RolloutRow
 
 
 @dataclass(frozen=True)
@@ -55,18 +57,27 @@ def _lineage_mechanisms(candidates: dict[str, tuple[str | None, str | None]], ci
     return "+".join(reversed(names)) or "seed"
 
 
-def _uncertainty(intervals: pd.DataFrame, epoch: int, cid: str) -> dict[str, Any]:
-    """The recorded bootstrap fields of one candidate at one epoch ({} if none; NaN -> None)."""
-    rows = intervals[(intervals["epoch"] == epoch) & (intervals["candidate_id"] == cid)]
-    if rows.empty:
+def _uncertainty(intervals: Sequence[Mapping[Any, Any]], epoch: int, cid: str) -> dict[str, Any]:
+    """The recorded bootstrap fields of one candidate at one epoch ({} if none; NaN -> None);
+    `intervals` are the ledger's interval rows."""
+    rows = [i for i in intervals if i["epoch"] == epoch and i["candidate_id"] == cid]
+    if not rows:
         return {}
-    values = rows.iloc[0].drop(["epoch", "candidate_id"])
+    values = {k: v for k, v in rows[0].items() if k not in ("epoch", "candidate_id")}
     r = {str(k): None if pd.isna(v) else float(v) for k, v in values.items()}
     return {
         "pass_rate_ci": None if r["pass_lo"] is None else (r["pass_lo"], r["pass_hi"]),
         "cost_ci": None if r["cost_lo"] is None else (r["cost_lo"], r["cost_hi"]),
         "p_nondominated": r["p_nondominated"],
     }
+
+
+def tokens_per_task(rollouts: Iterable[RolloutRow]) -> dict[str, float]:
+    """Per candidate, the mean billed tokens of its rollouts (NaN when any is unknown)."""
+    per: dict[str, list[float]] = {}
+    for r in rollouts:
+        per.setdefault(r.candidate_id, []).append(row_tokens(r))
+    return {cid: known_mean(values) for cid, values in sorted(per.items())}
 
 
 def load_operating_points(run_dir: Path) -> list[OperatingPoint]:
@@ -83,10 +94,9 @@ def load_operating_points(run_dir: Path) -> list[OperatingPoint]:
         last = selections[selections["epoch"] == selections["epoch"].max()]
         candidates = {c.id: c for c in ledger.candidates()}
         links = {c.id: (c.parent, c.mechanism) for c in candidates.values()}
-        rollouts = on_split(ledger.rollouts(), "coreset")  # the split pass_rate is from
-        intervals = ledger.intervals()
-        per_rollout = rollouts.assign(tokens=row_tokens(rollouts))
-        tokens = per_rollout.groupby("candidate_id")["tokens"].agg(known_mean)
+        # the split pass_rate is from
+        tokens = tokens_per_task(on_split(ledger.rollout_rows(), "coreset"))
+        intervals = ledger.intervals().to_dict("records")
         return [
             OperatingPoint(
                 mode=str(row.mode),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
-from harnesspro.core.metrics import candidate_scores, on_split, scored
+from harnesspro.core.metrics import candidate_scores, judged, on_split
 from harnesspro.core.records import Score
 from harnesspro.run.context import RunContext
 
@@ -27,7 +27,7 @@ def validation_ids(ctx: RunContext) -> tuple[str, ...]:
 
 def validation_scores(ctx: RunContext) -> dict[str, Score]:
     """Validation-split aggregates (pass by the frozen tests) of every validated candidate."""
-    rollouts = on_split(ctx.ledger.rollouts(), "validation")
+    rollouts = on_split(ctx.ledger.rollout_rows(), "validation")
     return candidate_scores(rollouts, validation_ids(ctx))
 
 
@@ -52,11 +52,13 @@ def pool(coreset: Score, held: Score, n_coreset: int, n_held: int) -> Score:
 def pooled_scores(ctx: RunContext, scores: dict[str, Score]) -> dict[str, Score]:
     """`scores` (coreset) with every validated candidate's validation score pooled in."""
     ids = validation_ids(ctx)
-    frame = scored(on_split(ctx.ledger.rollouts(), "validation"), ids).dropna(subset=["pass"])
-    held = candidate_scores(frame, ids)
-    counts = frame.groupby("candidate_id")["task_id"].nunique()  # tasks each one was scored on
+    rows = judged(on_split(ctx.ledger.rollout_rows(), "validation"), ids)
+    held = candidate_scores(rows, ids)
+    tasks: dict[str, set[str]] = {}  # the tasks each one was scored on
+    for r in rows:
+        tasks.setdefault(r.candidate_id, set()).add(r.task_id)
     n_coreset = len(ctx.splits.coreset)
     return {
-        cid: pool(s, held[cid], n_coreset, int(counts[cid])) if cid in held else s
+        cid: pool(s, held[cid], n_coreset, len(tasks[cid])) if cid in held else s
         for cid, s in scores.items()
     }

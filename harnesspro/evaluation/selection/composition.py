@@ -20,8 +20,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import pandas as pd
-
 from harnesspro.core.cost_axis import axis_of, value_on
 from harnesspro.core.records import Candidate, Score
 
@@ -113,43 +111,41 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def verdicts(plans: pd.DataFrame) -> dict[str, str | None]:
+Row = Mapping[str, Any]
+"""A ledger row as column -> value (`Ledger.plan_rows`, `Ledger.composition_rows`)."""
+
+
+def verdicts(plans: Iterable[Row]) -> dict[str, str | None]:
     """Each child's verdict, from the ledger's plans."""
-    return {
-        str(r["child_id"]): _text(r.get("verdict"))
-        for r in plans.to_dict("records")
-        if _text(r.get("child_id"))
-    }
+    return {str(r["child_id"]): _text(r.get("verdict")) for r in plans if _text(r.get("child_id"))}
 
 
-def composition_table(compositions: pd.DataFrame, plans: pd.DataFrame) -> pd.DataFrame:
+def composition_table(compositions: Iterable[Row], plans: Iterable[Row]) -> list[dict[str, Any]]:
     """The ledger's compositions plus the merged candidate's verdict and what each carries."""
     said = verdicts(plans)
     rows = []
-    for r in compositions.to_dict("records"):
+    for r in compositions:
         made = _text(r["candidate_id"])
         verdict = said.get(made) if made else None
         children = json.loads(str(r["children"]))
         rows.append({**r, "merged_verdict": verdict,
                      "carries": carried(str(r["outcome"]), str(r["parent_id"]), children, made,
                                         verdict)})  # fmt: skip
-    columns = [*compositions.columns, "merged_verdict", "carries"]
-    return pd.DataFrame(rows, columns=columns)
+    return rows
 
 
-def judged(row: Mapping[Any, Any], plans: pd.DataFrame) -> set[str]:
+def judged(row: Row, plans: Iterable[Row]) -> set[str]:
     """The candidates one composition speaks for: the parent, its children of that epoch and
     the merged candidate."""
     epoch, parent = int(row["epoch"]), str(row["parent_id"])
-    mine = plans[(plans["epoch"] == epoch) & (plans["parent_id"] == parent)]
+    mine = [p for p in plans if int(p["epoch"]) == epoch and p["parent_id"] == parent]
     made = _text(row["candidate_id"])
-    return {parent, *(str(c) for c in mine["child_id"] if _text(c))} | ({made} if made else set())
+    children = {str(p["child_id"]) for p in mine if _text(p["child_id"])}
+    return {parent, *children} | ({made} if made else set())
 
 
-def expansion(picks: Iterable[str], table: pd.DataFrame, plans: pd.DataFrame) -> list[str]:
+def expansion(picks: Iterable[str], table: Iterable[Row], plans: Sequence[Row]) -> list[str]:
     """The parents to expand: each pick the composer spoke for is replaced by what that
     composition carries; other picks stay (`table` is one epoch's composition_table)."""
-    carry = {
-        cid: str(row["carries"]) for row in table.to_dict("records") for cid in judged(row, plans)
-    }
+    carry = {cid: str(row["carries"]) for row in table for cid in judged(row, plans)}
     return sorted({carry.get(cid, cid) for cid in picks})

@@ -65,7 +65,7 @@ def chooser(ctx: RunContext, epoch: int) -> Callable[[Improver], Improver]:
 
 def choice_of(ctx: RunContext, epoch: int) -> Choice:
     state = search_state(ctx, epoch)
-    changes = measured_changes(ctx.ledger.plans(), state.candidates)
+    changes = measured_changes(ctx.ledger.plan_rows(), state.candidates)
     return Choice(state, changes, catalog_applies(ctx))
 
 

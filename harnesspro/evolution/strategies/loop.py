@@ -139,7 +139,7 @@ class LoopRoles:
         proposals, fell_back = self.proposals(inputs, diagnoses, prevalences, told, views)
         evidence = found if self.variant.prior == "findings" else {}
         decision = decide(
-            state, proposals, measured_changes(self.ctx.ledger.plans(), state.candidates),
+            state, proposals, measured_changes(self.ctx.ledger.plan_rows(), state.candidates),
             prior_of(self.variant.prior, evidence), 3 if state.affordable is None else 1,
             lambda features: all_stacks(views, features, told), told,
         )  # fmt: skip

@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import pandas as pd
-
 from harnesspro.core.metrics import search_rollouts
-from harnesspro.core.records import Candidate, Score
+from harnesspro.core.records import Candidate, RolloutRow, Score
 from harnesspro.evolution.select_step import HV_REF_KEY
 from harnesspro.improvers.planner.space import CATALOG_SPACE, Space, space_of
 from harnesspro.run.context import RunContext, seed_template
@@ -23,7 +21,7 @@ class SearchState:
     run_seed: int
     candidates: Mapping[str, Candidate]
     scores: Mapping[str, Score]  # coreset scores of every complete candidate
-    rollouts: pd.DataFrame  # the scoring rollouts (coreset, after any refresh)
+    rollouts: tuple[RolloutRow, ...]  # the scoring rollouts (coreset, after any refresh)
     coreset: tuple[str, ...]
     affordable: int | None
     """Candidates the rollout cap still pays for, bar the confirmation's reserve (None:
@@ -63,11 +61,11 @@ def paid_candidates(ctx: RunContext) -> int | None:
 def search_state(ctx: RunContext, epoch: int) -> SearchState:
     """The strategy's input, read from the run's ledger."""
     capped = ctx.config.evaluation.max_rollouts is not None
-    spent = len(search_rollouts(ctx.ledger.rollouts())) if capped else 0
+    spent = len(search_rollouts(ctx.ledger.rollout_rows())) if capped else 0
     left, paid = affordable(ctx, spent), paid_candidates(ctx)
     stored = ctx.ledger.meta(HV_REF_KEY)
     return SearchState(
-        epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), ctx.scoring_rollouts(),
+        epoch, ctx.config.seed, ctx.candidates(), ctx.scores(), tuple(ctx.scoring_rollouts()),
         tuple(ctx.splits.coreset), left, None if stored is None else float(stored),
         seed_space(ctx), paid,
     )  # fmt: skip

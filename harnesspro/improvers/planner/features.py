@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from harnesspro.core.records import Candidate
 from harnesspro.improvers.planner.catalog import lineage
@@ -116,12 +116,13 @@ def genome_in(
 
 
 def measured_changes(
-    plans: pd.DataFrame, candidates: Mapping[str, Candidate]
+    plans: Iterable[Mapping[Any, Any]], candidates: Mapping[str, Candidate]
 ) -> tuple[Change, ...]:
     """The free-form changes that made a candidate (the plan row its edit recorded: same
-    parent, name and epoch), keyed by that candidate, in creation order."""
+    parent, name and epoch), keyed by that candidate, in creation order; `plans` are the
+    ledger's plan rows (`Ledger.plans`, as records)."""
     out: dict[str, Change] = {}
-    for row in plans[plans["kind"] == "free"].to_dict("records"):
+    for row in (p for p in plans if p.get("kind") == "free"):
         child = candidates.get(str(row["child_id"]))
         made = child is not None and (child.parent, child.mechanism, child.epoch) == (
             row["parent_id"], row["mechanism"], row["epoch"]

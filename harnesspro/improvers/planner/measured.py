@@ -4,14 +4,14 @@ point of each such candidate."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from harnesspro.core.metrics import row_tokens, scored
-from harnesspro.core.records import Candidate, Score
+from harnesspro.core.metrics import judged, row_tokens
+from harnesspro.core.records import Candidate, RolloutRow, Score
 from harnesspro.improvers.planner.features import Features, genome_in
 from harnesspro.improvers.planner.surrogate import Observations, Prior, Surrogate, fit
 
@@ -35,27 +35,26 @@ def measured_genomes(
 
 
 def observations(
-    rollouts: pd.DataFrame, coreset: Sequence[str], genomes: Genomes, width: int
+    rollouts: Iterable[RolloutRow], coreset: Sequence[str], genomes: Genomes, width: int
 ) -> Observations:
     """One row per scored coreset rollout of those candidates (log cost in dollars, else in
     tokens when any dollar figure is unknown; NaN where both are)."""
-    frame = scored(rollouts, coreset).dropna(subset=["pass"])
-    frame = frame[frame["candidate_id"].isin(list(genomes))]
-    cost = frame["cost"].astype(float)
-    if cost.isna().any():
-        cost = row_tokens(frame)
+    rows = [r for r in judged(rollouts, coreset) if r.candidate_id in genomes]
+    cost = np.array([math.nan if r.cost is None else r.cost for r in rows], dtype=float)
+    if np.isnan(cost).any():
+        cost = np.array([row_tokens(r) for r in rows], dtype=float)
     tasks = sorted(coreset)
     return Observations(
-        np.array([genomes[c] for c in frame["candidate_id"]], dtype=bool).reshape(-1, width),
-        np.array([tasks.index(t) for t in frame["task_id"]], dtype=np.int64),
-        frame["pass"].to_numpy(float),
-        np.log(np.clip(cost.to_numpy(float), 1e-12, None)),
+        np.array([genomes[r.candidate_id] for r in rows], dtype=bool).reshape(-1, width),
+        np.array([tasks.index(r.task_id) for r in rows], dtype=np.int64),
+        np.array([float(bool(r.passed)) for r in rows], dtype=float),
+        np.log(np.clip(cost, 1e-12, None)),
         len(tasks),
     )
 
 
 def surrogate_of(
-    rollouts: pd.DataFrame,
+    rollouts: Sequence[RolloutRow],
     coreset: Sequence[str],
     candidates: Mapping[str, Candidate],
     scores: Mapping[str, Score],
@@ -70,7 +69,7 @@ def surrogate_of(
 
 
 def shrunk_points(
-    rollouts: pd.DataFrame,
+    rollouts: Sequence[RolloutRow],
     coreset: Sequence[str],
     candidates: Mapping[str, Candidate],
     scores: Mapping[str, Score],

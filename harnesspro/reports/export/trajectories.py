@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harnesspro.core.ledger import Ledger
-from harnesspro.core.metrics import TOKEN_COLUMNS, on_split
+from harnesspro.core.metrics import TOKEN_COLUMNS
 from harnesspro.execution.gateway.chatlog import conversation
+from harnesspro.reports.rollout_frames import on_split
 from harnesspro.run.folder import RunFolder
 
 ExportSplit = Literal["coreset", "validation", "test"]
