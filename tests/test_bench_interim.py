@@ -24,8 +24,9 @@ def run(folder: Path, points: dict[str, tuple[float, float]] | None, search: int
     book = Ledger(folder / "ledger.sqlite")
     with book.db:
         book.db.executemany(
-            "INSERT INTO rollouts (key, candidate_id, split, status) VALUES (?, 'c000', ?, 'ok')",
-            [(f"k{i}", "coreset") for i in range(search)] + [("t", "test")],
+            "INSERT INTO rollouts (key, candidate_id, task_id, attempt, epoch, split, status) "
+            "VALUES (?, 'c000', ?, ?, 0, ?, 'ok')",
+            [(f"k{i}", "t3", i, "coreset") for i in range(search)] + [("t", "t1", 0, "test")],
         )
     book.close()
     if points is not None:
