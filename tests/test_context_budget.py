@@ -202,6 +202,31 @@ def test_the_response_format_probe(
     assert "probe" in set(ctx.ledger.search_calls()["role"])  # metered like any call
 
 
+def test_a_refused_schema_is_asked_again_without_it_and_not_again(tmp_path: Path) -> None:
+    # llama.cpp's server takes json_object (the probe passes) but cannot compile the planner's
+    # schema into a grammar: a 400. The call is sent again without a response format, and the
+    # role stops asking for one; the answer is the plan, not the catalog's fallback.
+    refused = ("status", 400, None)
+    with fake_provider(
+        [refused, ("say", '{"ok": true}'), refused], default=("say", plans_json())
+    ) as provider:
+        ctx = openai_account(tmp_path, provider.base_url)
+        with search_account(ctx, 1, OpenAIUpstream(provider.base_url, "k")) as opened:
+            inputs = improver_inputs(ctx, 1, ["c000"])
+            first = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
+            second = llm_planner.plan_all(opened, inputs, [], {"c000": {}})
+    planner = provider.requests[2:]
+    assert ["response_format" in r for r in planner] == [True, False, False]
+    assert first.fallbacks == {} and second.fallbacks == {} and first.plans
+    events = (ctx.run.root / "search" / "epoch-1" / "calls.jsonl").read_text()
+    assert "response format refused" in events
+
+
+def test_yaml_off_is_the_off_response_format() -> None:
+    # `response_format: off` in YAML (or --set ...=off) arrives as false.
+    assert ImproverConfig(name="m", response_format=False).response_format == "off"
+
+
 def test_the_response_format_setting_wins_over_the_probe(tmp_path: Path) -> None:
     with fake_provider([], default=("say", plans_json())) as provider:
         ctx = openai_account(tmp_path, provider.base_url, response_format="off")

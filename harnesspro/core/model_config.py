@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     Field,
+    field_validator,
     model_validator,
 )
 
@@ -224,7 +225,13 @@ class ImproverConfig(Strict):
     response_format: Literal["auto", "json_schema", "json_object", "off"] = "auto"
     """Ask for each role's reply schema as a response format: `json_schema` (OpenAI's) or
     `json_object` with the schema beside it (llama-cpp-python's server); `auto` probes an
-    openai upstream once per run for each in turn; the offline stand-ins never get one."""
+    openai upstream once per run for each in turn; the offline stand-ins never get one. YAML's
+    `off` (read as false) means `off`."""
+
+    @field_validator("response_format", mode="before")
+    @classmethod
+    def _yaml_off(cls, value: Any) -> Any:
+        return "off" if value is False else value
 
     @model_validator(mode="after")
     def _replay_needs_a_log(self) -> ImproverConfig:

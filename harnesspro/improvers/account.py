@@ -111,6 +111,7 @@ class SearchAccount:
         self.tokens = {role: self._token(role) for role in ROLES}
         self._logged = 0
         self._format: str | None = None
+        self._refused: set[str] = set()  # roles whose reply schema the upstream refused
 
     def _token(self, role: str) -> str:
         token = f"{role[:4]}-{secrets.token_hex(16)}"
@@ -174,10 +175,13 @@ class SearchAccount:
         self.transcript(role, attempt, messages, content)
         return str(content), rows[-1]
 
-    def structured(self) -> str:
-        """The response format requests ask for ('' = none): `response_format` of the
-        config, `auto` probing an openai upstream once per run for each of FORMATS in turn (the
-        verdict is kept in the run's search folder; the offline stand-ins are never probed)."""
+    def structured(self, role: str = "") -> str:
+        """The response format `role`'s requests ask for ('' = none): `response_format` of
+        the config, `auto` probing an openai upstream once per run for each of FORMATS in turn
+        (the verdict is kept in the run's search folder; the offline stand-ins are never
+        probed); none for a role whose schema the upstream refused (`refuse_format`)."""
+        if role in self._refused:
+            return ""
         if self._format is None:
             setting = self.improver.response_format
             if setting != "auto" or self.improver.upstream not in ("openai", "llama-cpp"):
@@ -185,6 +189,12 @@ class SearchAccount:
             else:
                 self._format = self._probed()
         return self._format
+
+    def refuse_format(self, role: str, reason: str) -> None:
+        """The upstream refused `role`'s reply schema (llama.cpp cannot compile a large
+        schema into a grammar, say): the role asks without a response format from now on."""
+        self._refused.add(role)
+        self.log(role, {"event": "response format refused", "reason": reason[:300]})
 
     def _probed(self) -> str:
         kept = self.folder.parent / "response_format.json"

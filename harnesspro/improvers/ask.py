@@ -5,7 +5,8 @@ Replies are read as real models write them (`tolerant.json_values`: reasoning bl
 prose, trailing commas, bad escapes, cut-off output): the last JSON value that validates is the
 answer. A role's `check` may screen the answer item by item (returning the kept part) or name
 a problem that sends it back once. With a response format on (the config's, or the one a probe
-found: `SearchAccount.structured`) the request asks for the reply schema in it. A
+found: `SearchAccount.structured`) the request asks for the reply schema in it; a role whose
+schema the upstream refuses asks again without one. A
 `fit.Prompt` is trimmed to the model's window before it is sent; an HTTP 400 that says the
 prompt is too long is answered by trimming once more, not by falling back."""
 
@@ -141,6 +142,25 @@ def _send(
     return content, rowid, fitted.messages
 
 
+def _send_structured(
+    account: SearchAccount, role: str, prompt: Prompt, attempt: int, schema: type[BaseModel]
+) -> tuple[str, int]:
+    """One call asking for the reply schema as a response format when the upstream takes one.
+    An error answer to a request that carried a schema (400 or 5xx: llama.cpp's grammar
+    compiler refuses large schemas) is sent once more without it, and the role stops asking."""
+    kind = account.structured(role)
+    if not kind:
+        return _send(account, role, prompt, attempt, {})[:2]
+    extra = {"response_format": response_format(kind, role, reply_schema(schema))}
+    try:
+        return _send(account, role, prompt, attempt, extra)[:2]
+    except SearchUnavailable as exc:
+        if exc.status is None or not (exc.status == 400 or exc.status >= 500):
+            raise
+        account.refuse_format(role, str(exc))
+        return _send(account, role, prompt, attempt, {})[:2]
+
+
 def ask_json(
     account: SearchAccount,
     role: str,
@@ -151,11 +171,9 @@ def ask_json(
 ) -> Answer[T]:
     """Ask `role`'s question; an invalid answer is retried once with the problem named."""
     problem = ""
-    kind = account.structured()
-    extra = {"response_format": response_format(kind, role, reply_schema(schema))} if kind else {}
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            content, rowid, _ = _send(account, role, prompt, attempt, extra)
+            content, rowid = _send_structured(account, role, prompt, attempt, schema)
         except SearchUnavailable as exc:
             return Answer(None, str(exc))
         outcome = parse(content, schema, check, salvage)
