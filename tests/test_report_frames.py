@@ -11,7 +11,7 @@ import pytest
 
 from harnesspro.core.money import dollars, relative
 from harnesspro.core.records import Candidate, Score
-from harnesspro.reports import levers
+from harnesspro.reports import levers, rollout_frames
 from harnesspro.reports.budget import budget_report, write_budget
 from harnesspro.reports.costs import epoch_costs, run_costs, write_csv
 from harnesspro.reports.pareto_plot import front_frame
@@ -170,3 +170,23 @@ def test_lever_and_latency_frames_for_the_dashboard() -> None:
     assert merged.set_index("candidate_id").loc["c004", "change"] == (
         "compress_output (composer merge)"
     )
+
+
+def test_report_filters_follow_the_search_rules_worked_by_hand() -> None:
+    # a: coreset ok; b: an infrastructure fault; c: held out, judged; d: held out, no
+    # verdict; e: a ledger from before splits (NULL split: coreset); f: another task.
+    frame = pd.DataFrame(
+        {
+            "key": list("abcdef"), "candidate_id": ["c001"] * 6,
+            "task_id": ["t1", "t1", "t1", "t1", "t1", "t2"],
+            "split": ["coreset", "coreset", "test", "test", None, "coreset"],
+            "status": ["ok", "infra_error", "ok", "ok", "ok", "ok"],
+            "official_pass": [None, None, 1, None, None, None], "extra": range(6),
+        }
+    )  # fmt: skip
+    assert list(rollout_frames.scored(frame, ["t1"])["key"]) == ["a", "c", "d", "e"]
+    assert list(rollout_frames.on_split(frame, "coreset")["key"]) == ["a", "b", "e", "f"]
+    assert list(rollout_frames.search_rollouts(frame)["key"]) == ["a", "b", "e", "f"]
+    held = rollout_frames.held_out_frame(frame, ["t1"])
+    assert list(held["key"]) == ["c"] and list(held["extra"]) == [2]  # every column kept
+    assert rollout_frames.scored(frame.iloc[:0], ["t1"]).columns.tolist() == frame.columns.tolist()

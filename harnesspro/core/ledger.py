@@ -371,6 +371,7 @@ def _flag(value: Any) -> bool | None:
 def row_of(*values: Any) -> RolloutRow:
     """A rollout's typed row from its values in `FRAME_COLUMNS` order (NULL or NaN: unknown)."""
     key, cand, task, split, status, passed, attempt, epoch, official = values[:9]
+    split = _known(split)
     parts = [_known(v) for v in values[9:14]]
     cost, latency, calls, artifacts, reason, why = (_known(v) for v in values[14:20])
     return RolloutRow(

@@ -20,17 +20,23 @@ def row_tokens(row: RolloutRow) -> float:
     return math.nan if row.usage is None else float(row.usage.total)
 
 
+def _known(values: Iterable[float | None]) -> np.ndarray | None:
+    """The values as an array, None when any is unknown (None or NaN)."""
+    known = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
+    return None if np.isnan(known).any() else known
+
+
 def known_mean(values: Iterable[float | None]) -> float:
     """The mean, or NaN (unknown) when any value is unknown: one unknown rollout makes the
     candidate's figure unknown, as for dollars."""
-    known = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
-    return float(known.mean()) if known.size and not np.isnan(known).any() else math.nan
+    known = _known(values)
+    return float(known.mean()) if known is not None and known.size else math.nan
 
 
 def known_sum(values: Iterable[float | None]) -> float:
     """The sum, or NaN (unknown) when any value is unknown."""
-    known = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
-    return float(known.sum()) if not np.isnan(known).any() else math.nan
+    known = _known(values)
+    return float(known.sum()) if known is not None else math.nan
 
 
 def scored(rollouts: Iterable[RolloutRow], task_ids: Iterable[str]) -> list[RolloutRow]:

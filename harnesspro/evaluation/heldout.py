@@ -133,12 +133,12 @@ def summarise(rows: Sequence[RolloutRow], k: int) -> dict[str, float | int]:
     n < k attempts), cost, tokens and latency per task (means over rollouts) of one harness's
     rollouts; `final_report` reports them only for a harness with every task x attempt."""
     frame = rollout_frame(rows)
-    per_task = frame.groupby("task_id")["official_pass"].agg(["size", "sum"])
-    at_k = [pass_at_k(int(n), int(c), min(k, int(n))) for n, c in per_task.to_numpy()]
+    per_task = frame.groupby("task_id")["official_pass"].agg(["size", "sum", "mean"])
+    at_k = [pass_at_k(int(n), int(c), min(k, int(n))) for n, c, _ in per_task.to_numpy()]
     return {
         "tasks": len(per_task),
         "rollouts": len(frame),
-        "pass_rate": pass_rate(rows) if len(frame) else float("nan"),
+        "pass_rate": float(per_task["mean"].mean()) if len(frame) else float("nan"),
         "pass_at_k": float(np.mean(at_k)) if at_k else float("nan"),
         # unknown (NaN, written null) when any rollout's is unknown, never a partial mean
         "cost_per_task": known_mean(frame["cost"]),

@@ -12,7 +12,7 @@ import pandas as pd
 from harnesspro.core.metrics import known_sum
 from harnesspro.core.money import dollars, tokens
 from harnesspro.reports.dashboard import STYLE, write_atomic, write_dashboard
-from harnesspro.reports.rollout_frames import row_tokens
+from harnesspro.reports.rollout_frames import row_tokens, search_rollouts
 from harnesspro.reports.rundata import RunData, load_run
 
 MODE_RANK = {"lite": 0, "medium": 1, "heavy": 2}
@@ -20,7 +20,7 @@ MODE_RANK = {"lite": 0, "medium": 1, "heavy": 2}
 
 def run_row(data: RunData) -> dict[str, str]:
     """One run's line in the index, as display strings."""
-    search = data.rollouts[data.rollouts["split"].fillna("coreset") != "test"]
+    search = search_rollouts(data.rollouts)
     spent = known_sum(search["cost"])
     improver = known_sum(data.search_calls["cost"])
     last = data.selections[data.selections["epoch"] == data.selections["epoch"].max()]

@@ -1,38 +1,57 @@
-"""The ledger's rollouts frame (`Ledger.rollouts`) filtered and summed as core/metrics does
-for typed rows: the reports' tables are pure frames."""
+"""The ledger's rollouts frame (`Ledger.rollouts`) filtered and summed by core/metrics' rules
+for typed rows, so a report's rule is the search's: each frame row is read as its typed row,
+the rule picks rows, and the frame keeps those (with every column it had)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from harnesspro.core.metrics import TOKEN_COLUMNS
+from harnesspro.core import metrics
+from harnesspro.core.ledger import rows_of
+from harnesspro.core.records import RolloutRow
+
+Rule = Callable[[list[RolloutRow]], list[RolloutRow]]
+
+
+def kept(rollouts: pd.DataFrame, rule: Rule) -> pd.DataFrame:
+    """The frame's rows whose typed rows `rule` keeps, in the frame's order."""
+    rows = rows_of(rollouts)
+    chosen = {id(row) for row in rule(rows)}
+    mask = pd.Series([id(row) in chosen for row in rows], index=rollouts.index, dtype=bool)
+    return rollouts[mask]
 
 
 def row_tokens(rollouts: pd.DataFrame) -> pd.Series:
-    """Each rollout's billed tokens; NaN where the counts are unknown (NULL in the ledger: the
-    provider reported no usage for some call), never a partial sum read as 0."""
-    parts = rollouts[TOKEN_COLUMNS].astype(float)
-    return parts.sum(axis=1, min_count=len(TOKEN_COLUMNS))
+    """Each rollout's billed tokens (`metrics.row_tokens`: NaN where unknown)."""
+    values = [metrics.row_tokens(row) for row in rows_of(rollouts)]
+    return pd.Series(values, index=rollouts.index, dtype=float)
 
 
 def scored(rollouts: pd.DataFrame, task_ids: Iterable[str]) -> pd.DataFrame:
-    """Rollouts on the given tasks that count: infrastructure faults never do."""
-    frame = rollouts[rollouts["task_id"].isin(list(task_ids))]
-    return frame[frame["status"] != "infra_error"]
+    """`metrics.scored`: rollouts on the tasks that count (infrastructure faults never do)."""
+    tasks = list(task_ids)
+    return kept(rollouts, lambda rows: metrics.scored(rows, tasks))
 
 
 def on_split(rollouts: pd.DataFrame, split: str) -> pd.DataFrame:
-    """Rollouts run on one split; ledgers from before splits hold only coreset rollouts."""
-    return rollouts[rollouts["split"].fillna("coreset") == split]
+    """`metrics.on_split`: rollouts run on one split."""
+    return kept(rollouts, lambda rows: metrics.on_split(rows, split))
 
 
 def search_rollouts(rollouts: pd.DataFrame) -> pd.DataFrame:
-    """Rollouts the search spent (coreset and validation): everything but the test split."""
-    return rollouts[rollouts["split"].fillna("coreset") != "test"]
+    """`metrics.search_rollouts`: everything but the test split."""
+    return kept(rollouts, metrics.search_rollouts)
 
 
 def held_out_frame(rollouts: pd.DataFrame, tasks: Iterable[str]) -> pd.DataFrame:
     """Test-split rollouts on `tasks` with an official verdict (infra faults never count)."""
-    return scored(on_split(rollouts, "test"), tasks).dropna(subset=["official_pass"])
+    names = list(tasks)
+    return kept(
+        rollouts,
+        lambda rows: [
+            r for r in metrics.scored(metrics.on_split(rows, "test"), names)
+            if r.official_pass is not None
+        ],
+    )  # fmt: skip
