@@ -37,7 +37,8 @@ and to published figures where the table says nothing. Where a range comes from:
   - 25 of its 36 base rollouts run to the 10-call budget (old profiles: at most a tenth):
     `idle` 0..0.9 -> 0.2..1.0, `idle_wake` 0.02..0.5 -> 0.02..0.3.
   - No single catalog change raised its pass rate (asking it to check its work before
-    submitting: +0 [-8, +8]; 6 of 8 singles lower it); the old profiles' best single was verification or whole reads (+8..+17).
+    submitting: +0 [-8, +8]; 6 of 8 singles lower it); the old profiles' best single was
+    verification or whole reads (+8..+17).
     Checking one's own work without new evidence rarely fixes it (Huang et al. 2024, "Large
     Language Models Cannot Self-Correct Reasoning Yet"): `check_gain` 0.5..3.0 -> 0..1.5,
     `catch` 0.3..0.9 -> 0.1..0.6, `whole_gain` 0..1.5 -> 0..1.0, and an instruction backfires
