@@ -253,3 +253,17 @@ def test_an_improver_section_without_an_upstream_keeps_its_keys_on_the_target() 
     improver = RunConfig.model_validate({"model": model, "evolution": evolution})
     chosen = improver.evolution.improver_model
     assert (chosen.upstream, chosen.name, chosen.timeout_s) == ("llama-cpp", "qwen", 900)
+
+
+def test_an_improver_on_the_runs_own_server_takes_its_window_and_timeout() -> None:
+    # The real-model run of 2026-12-07: the planner's prompt was fitted to 4,383 tokens while
+    # the server's window was 4,096 (a 400), and the analyzer timed out at the improver's
+    # default 120 s while the server allowed 900.
+    server = {"context_tokens": 4096, "call_timeout_s": 900}
+    model = {"name": "qwen", "upstream": "llama-cpp", "gguf": "qwen", "server": server}
+    config = RunConfig.model_validate({"model": model, "evolution": {"improver": "llm"}})
+    chosen = config.evolution.improver_model
+    assert (chosen.context_tokens, chosen.timeout_s, chosen.response_format) == (4096, 900, "off")
+    own = {"improver": "llm", "improver_model": {"context_tokens": 2048, "response_format": "auto"}}
+    mine = RunConfig.model_validate({"model": model, "evolution": own}).evolution.improver_model
+    assert (mine.context_tokens, mine.response_format) == (2048, "auto")  # the section's own win

@@ -38,6 +38,20 @@ from harnesspro.core.search_config import (
 from harnesspro.core.yamlio import YamlTooLarge, load_bounded
 
 
+def _own_server(model: dict[str, Any]) -> dict[str, Any]:
+    """What the run's own llama.cpp server lends an improver on it: its window and its call
+    timeout, and no response format (its grammar compiler refuses the planner's schema and
+    the server then stops answering)."""
+    found = model.get("server")
+    server: dict[str, Any] = found if isinstance(found, dict) else {}
+    lent: dict[str, Any] = {"response_format": "off"}
+    if "context_tokens" in server:
+        lent["context_tokens"] = server["context_tokens"]
+    if "call_timeout_s" in server:
+        lent["timeout_s"] = server["call_timeout_s"]
+    return lent
+
+
 class RunConfig(Strict):
     name: str = "run"
     """Run name; the default run folder is runs/<name>-<config hash>."""
@@ -82,6 +96,7 @@ class RunConfig(Strict):
             keys: tuple[str, ...] = ("name", "upstream", "allow_unpriced")
             keys += ("base_url", "api_key_env") if upstream == "openai" else ()
             target = {k: model[k] for k in keys if k in model}
+            target.update(_own_server(model) if upstream == "llama-cpp" else {})
             data = {**data, "evolution": {**evolution, "improver_model": {**target, **own}}}
         return data
 
