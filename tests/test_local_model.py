@@ -18,7 +18,7 @@ import pytest
 from harnesspro.core.config import RunConfig
 from harnesspro.core.config_base import ConfigError
 from harnesspro.core.execution_config import SandboxConfig
-from harnesspro.core.model_config import ModelConfig
+from harnesspro.core.model_config import LlamaServerConfig, ModelConfig
 from harnesspro.core.records import Candidate
 from harnesspro.core.retry import RetryPolicy, UpstreamError, with_retries
 from harnesspro.evaluation.engine import rollout_key
@@ -267,3 +267,8 @@ def test_an_improver_on_the_runs_own_server_takes_its_window_and_timeout() -> No
     own = {"improver": "llm", "improver_model": {"context_tokens": 2048, "response_format": "auto"}}
     mine = RunConfig.model_validate({"model": model, "evolution": own}).evolution.improver_model
     assert (mine.context_tokens, mine.response_format) == (2048, "auto")  # the section's own win
+    bare = {"name": "qwen", "upstream": "llama-cpp", "gguf": "qwen"}  # the server's defaults
+    plain = RunConfig.model_validate({"model": bare, "evolution": {"improver": "llm"}})
+    served = LlamaServerConfig()  # None in the config: the defaults run
+    lent = plain.evolution.improver_model
+    assert (lent.context_tokens, lent.timeout_s) == (served.context_tokens, served.call_timeout_s)

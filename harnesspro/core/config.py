@@ -26,7 +26,7 @@ from harnesspro.core.execution_config import (
     ReportsConfig,
     SandboxConfig,
 )
-from harnesspro.core.model_config import ModelConfig, Price
+from harnesspro.core.model_config import LlamaServerConfig, ModelConfig, Price
 from harnesspro.core.search_config import (
     PACKAGED_SUITES,
     CoresetConfig,
@@ -44,12 +44,10 @@ def _own_server(model: dict[str, Any]) -> dict[str, Any]:
     the server then stops answering)."""
     found = model.get("server")
     server: dict[str, Any] = found if isinstance(found, dict) else {}
-    lent: dict[str, Any] = {"response_format": "off"}
-    if "context_tokens" in server:
-        lent["context_tokens"] = server["context_tokens"]
-    if "call_timeout_s" in server:
-        lent["timeout_s"] = server["call_timeout_s"]
-    return lent
+    defaults = LlamaServerConfig.model_fields
+    window = server.get("context_tokens", defaults["context_tokens"].default)
+    timeout = server.get("call_timeout_s", defaults["call_timeout_s"].default)
+    return {"response_format": "off", "context_tokens": window, "timeout_s": timeout}
 
 
 class RunConfig(Strict):

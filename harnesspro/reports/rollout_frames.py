@@ -11,6 +11,7 @@ import pandas as pd
 from harnesspro.core import metrics
 from harnesspro.core.ledger import rows_of
 from harnesspro.core.records import RolloutRow
+from harnesspro.evaluation.heldout import held_out
 
 Rule = Callable[[list[RolloutRow]], list[RolloutRow]]
 
@@ -48,10 +49,4 @@ def search_rollouts(rollouts: pd.DataFrame) -> pd.DataFrame:
 def held_out_frame(rollouts: pd.DataFrame, tasks: Iterable[str]) -> pd.DataFrame:
     """Test-split rollouts on `tasks` with an official verdict (infra faults never count)."""
     names = list(tasks)
-    return kept(
-        rollouts,
-        lambda rows: [
-            r for r in metrics.scored(metrics.on_split(rows, "test"), names)
-            if r.official_pass is not None
-        ],
-    )  # fmt: skip
+    return kept(rollouts, lambda rows: held_out(rows, names))
