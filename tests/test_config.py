@@ -181,3 +181,48 @@ def test_a_run_folder_written_before_a_key_existed_resumes_only_with_the_same_se
     data["reports"]["dashboard"] = "end"
     with pytest.raises(ConfigError, match="different config"):
         RunFolder(run.root).open(RunConfig.model_validate(data))
+
+
+EASY_FIVE = ["add_script", "sum_numbers", "word_count", "make_dirs", "sort_names"]
+
+
+def test_tasks_include_keeps_only_the_named_tasks_for_the_splits(tmp_path: Path) -> None:
+    from harnesspro.run.context import choose_tasks
+
+    names = "[" + ", ".join(EASY_FIVE) + "]"
+    config = load_config(write(tmp_path, f"tasks:\n  suite: easy\n  include: {names}\n"))
+    chosen = choose_tasks(config)
+    splits = chosen.splits
+    assert set(chosen.tasks) == set(EASY_FIVE)
+    assert sorted((*splits.coreset, *splits.validation, *splits.test)) == sorted(EASY_FIVE)
+
+
+@pytest.mark.parametrize(
+    ("include", "said"),
+    [
+        ("[sum_numbers, no_such_task]", "tasks.include names 'no_such_task'"),
+        ("[]", "tasks.include is an empty list"),
+    ],
+)
+def test_a_bad_tasks_include_exits_2_in_one_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], include: str, said: str
+) -> None:
+    prices = "prices:\n  scripted: {input: 1.0, output: 1.0}\n"
+    config = write(tmp_path, f"{prices}tasks:\n  suite: easy\n  include: {include}\n")
+    run_dir = tmp_path / "run"
+    assert main(["evolve", "--config", str(config), "--run-dir", str(run_dir)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and said in err
+    assert not run_dir.exists()
+
+
+def test_tasks_include_beside_a_manifest_exits_2_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = "prices:\n  scripted: {input: 1.0, output: 1.0}\n"
+    text = f"{prices}tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n  include: [fix_lru_cache]\n"
+    run_dir = tmp_path / "run"
+    assert main(["evolve", "--config", str(write(tmp_path, text)), "--run-dir", str(run_dir)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "tasks.include" in err and str(COMMITTED) in err and err.count("\n") == 0
+    assert not run_dir.exists()

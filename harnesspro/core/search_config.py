@@ -36,6 +36,10 @@ class TasksConfig(Strict):
     """A split manifest (coresets/*.json): the run uses its splits and refuses to start if a
     listed task changed since it was written. A relative path resolves against the config
     file's folder."""
+    include: list[str] | None = None
+    """Only these task ids of the suite (None = all): the splits are drawn from them. An id
+    the suite does not have is an error; with `tasks.manifest` the manifest fixes the tasks,
+    so setting both is an error."""
 
 
 DEFAULT_CORESET_SIZE = 8

@@ -87,8 +87,30 @@ class TaskChoice:
 
 def choose_tasks(config: RunConfig) -> TaskChoice:
     """Load the suite, keep what runs here, and draw (or read) the splits."""
-    tasks, skipped = runnable_tasks(load_suite(config.tasks.suite))
+    tasks, skipped = runnable_tasks(included(config, load_suite(config.tasks.suite)))
     return TaskChoice(tasks, skipped, choose_splits(config, tasks, skipped))
+
+
+def included(config: RunConfig, tasks: list[Task]) -> list[Task]:
+    """The suite's tasks that `tasks.include` names (all of them when it is unset)."""
+    wanted = config.tasks.include
+    if wanted is None:
+        return tasks
+    if not wanted:
+        raise ConfigError("tasks.include is an empty list; name some task ids or drop the key.")
+    if config.tasks.manifest is not None:
+        raise ConfigError(
+            f"tasks.include is set but tasks.manifest {config.tasks.manifest} fixes the tasks; "
+            "drop one of the two."
+        )
+    known = {task.id for task in tasks}
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        raise ConfigError(
+            f"tasks.include names '{unknown[0]}', which tasks.suite {config.tasks.suite} does "
+            "not have; fix the id or drop it from the list."
+        )
+    return [task for task in tasks if task.id in set(wanted)]
 
 
 def check_ledger_kept(ledger: Ledger, run: RunFolder) -> None:
