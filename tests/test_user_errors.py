@@ -7,6 +7,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +188,43 @@ def test_a_tool_environment_pip_cannot_build_is_one_line_not_a_traceback(
     assert "Traceback" not in out.out + out.err
     lines = [line for line in out.out.splitlines() if "pip could not install" in line]
     assert len(lines) == 1 and lines[0].startswith("error") and "no-such-tool" in lines[0]
+
+
+SIGTERMED_COMMAND = """
+import sys, time
+from pathlib import Path
+import harnesspro.cli as cli
+
+marks = Path(sys.argv[1])
+
+def holds_a_server(args, console):
+    try:
+        marks.write_text("started\\n")
+        time.sleep(60)
+        return 0
+    finally:
+        marks.write_text(marks.read_text() + "stopped\\n")
+
+top, handlers = cli.parser()
+cli.parser = lambda: (top, {**handlers, "doctor": holds_a_server})
+sys.exit(cli.main(["doctor"]))
+"""
+
+
+def test_sigterm_unwinds_the_command_so_its_servers_stop(tmp_path: Path) -> None:
+    """A command killed with SIGTERM (a scheduler's stop, `timeout`, `kill`) runs its `finally`
+    blocks, which stop the llama.cpp server and Ray it started, and says so in one line."""
+    marks = tmp_path / "marks"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIGTERMED_COMMAND, str(marks)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    while not marks.exists():
+        assert proc.poll() is None, "the command ended before it started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert marks.read_text().splitlines() == ["started", "stopped"]
+    assert err.strip().count("\n") == 0 and "terminated (SIGTERM)" in err

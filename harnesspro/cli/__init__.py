@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import argparse
 import errno
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from types import FrameType
 
 from rich.console import Console
 
@@ -37,6 +40,16 @@ USER_ERRORS = (
 """What a user can cause or fix: one sentence on stderr and exit 2, never a traceback."""
 DESCRIPTION = "Evolve an LLM agent's harness toward the Pareto front of pass rate vs cost per task."
 COMMAND_MODULES = (doctor, evolve, results, tasks, harness, retro, model, calibrate)
+TERMINATED_STATUS = 128 + signal.SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread so every `with` and `finally` on the way
+    out runs (the run's llama.cpp server and Ray are stopped, the ledger is closed)."""
+
+
+def on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
 
 
 def parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
@@ -55,8 +68,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     top, handlers = parser()
     args = top.parse_args(argv)
     console = Console(soft_wrap=True)  # long paths and log lines stay copy-pastable
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if in_main else None
     try:
         return handlers[args.command](args, console)
+    except Terminated:
+        print(
+            "harnesspro: terminated (SIGTERM); finished rollouts are kept, re-run the same "
+            "command to resume.",
+            file=sys.stderr,
+        )
+        return TERMINATED_STATUS
     except USER_ERRORS as exc:
         print(f"harnesspro: {exc}", file=sys.stderr)
         return 2
@@ -69,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def disk_full(exc: BaseException) -> bool:
