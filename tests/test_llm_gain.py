@@ -264,3 +264,22 @@ def test_the_repository_tells_whether_a_commit_holds_a_file(tmp_path: Path) -> N
     assert repo.has_file(seed.commit, "harness.yaml")
     assert not repo.has_file(seed.commit, "no-such.yaml")
     assert not repo.has_file(seed.commit, "prompts")  # a folder, not a file
+
+
+def test_a_harness_without_knobs_and_no_written_change_is_fitted_on_the_tasks_alone() -> None:
+    """A user's harness that declares no knobs, before any free-form change is measured: the
+    genomes have no columns, and the surrogate is the tasks' intercepts (the seed's own pass
+    rate), not a reshape error."""
+    from harnesspro.harness.mechanisms.genes import GeneSet
+    from harnesspro.improvers.planner.space import Space
+
+    features = Features(space=Space(GeneSet((), ())))
+    candidates = {"c000": cand("c000", None, None, 0)}
+    frame = rollouts({"c000": 0.0}, attempts=200)
+    model, genomes = surrogate_of(frame, TASKS, candidates, scores_of(frame), features)
+    assert genomes["c000"].shape == (0,)
+    pass_rate, cost = model.mean(np.zeros((1, 0), dtype=bool))
+    observed = sum(bool(r.passed) for r in frame) / len(frame)
+    assert abs(pass_rate[0] - observed) < 0.01 and abs(cost[0] - 1.0) < 0.01
+    rows, sources = planned_genomes(features, [], candidates)
+    assert rows.shape == (0, 0) and sources == []

@@ -225,3 +225,19 @@ def test_a_stack_sits_on_its_parent_s_lineage_and_serves_directives_by_predictio
     assert stacks.serves["cost-first"][row] and not stacks.serves["performance-first"][row]
     plan = stack_plan(stacks, int(row), "cost-first", view.findings)
     assert plan.parent_id == "c001" and plan.finding.startswith("long_tool_output")
+
+
+def test_a_parent_the_model_gave_no_usable_plan_gets_the_written_changes() -> None:
+    """With improver 'llm', a parent whose planner reply fell back still gets changes in words
+    for the model's editor: the rule-based improver's own (on a harness no catalog mechanism
+    applies to, the catalog fallback alone leaves nothing to edit)."""
+    from harnesspro.evolution.strategies.loop import written_fallback
+    from harnesspro.improvers.roles.ideas import IDEAS
+
+    candidates = seed_parent()
+    views = {"c000": Context(candidates["c000"], candidates, [finding("long_tool_output", 1.0)])}
+    plans = written_fallback({"c000": "no usable plan (no plans)"}, views)
+    assert plans and all(p.kind == "free" and p.mechanism in IDEAS for p in plans)
+    assert all(p.parent_id == "c000" and p.change for p in plans)
+    assert "read-less" in {p.mechanism for p in plans if p.directive == "cost-first"}
+    assert written_fallback({}, views) == []

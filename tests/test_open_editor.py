@@ -278,6 +278,16 @@ def test_free_form_plans_are_recorded_with_their_fields(opened: Opened) -> None:
     [
         ({"levers": ["vibes"]}, "'trim-listing': no lever of ['vibes'] is one of `levers`"),
         ({"change": ""}, "plan 'trim-listing' is not a catalog example and describes no change"),
+        # the prompt's output example copied back (seen from the 0.5B model): its name, or
+        # its change text under a name of the model's own
+        (
+            {"name": "short-slug-for-the-change"},
+            "'short-slug-for-the-change' copies the prompt's output example instead of planning",
+        ),
+        (
+            {"change": "what to change, concretely enough for an engineer to implement it"},
+            "'trim-listing' copies the prompt's output example instead of planning",
+        ),
     ],
 )
 def test_a_free_form_plan_that_fails_a_check_is_dropped_alone(

@@ -129,7 +129,7 @@ def planned_genomes(
         rows.append(features.bits(set(steps.genes), set(steps.changes)))
         sources.append(i)
     width = len(features.names)
-    return np.array(rows, dtype=bool).reshape(-1, width), sources
+    return np.array(rows, dtype=bool).reshape(len(rows), width), sources
 
 
 @dataclass(frozen=True)

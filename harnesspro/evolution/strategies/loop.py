@@ -7,7 +7,8 @@ Each epoch (evolution/improve.py:run_roles runs the roles and records what they 
    (improvers/analyzer/findings.py);
 2. plan: per parent and directive, the changes aimed at the findings and at the directive's
    region (improvers/roles/directed.py: catalog mechanisms that apply and the rule-based
-   improver's written changes; with improver 'llm' the model's plans beside the catalog's);
+   improver's written changes; with improver 'llm' the model's plans beside the catalog's,
+   and the written changes for a parent the model gave no usable plan);
 3. decide: the surrogate, its priors from the findings, chooses by expected hypervolume gain
    per region which proposals are edited (strategies/loop_choice.py); when none clears the
    front's noise the run stops here and says what it saved;
@@ -40,7 +41,12 @@ from harnesspro.improvers.library import harmful
 from harnesspro.improvers.planner.evidence import beliefs_from
 from harnesspro.improvers.planner.features import Features, measured_changes
 from harnesspro.improvers.planner.measured import measured_genomes
-from harnesspro.improvers.roles.directed import Context, directed_plans, write_change
+from harnesspro.improvers.roles.directed import (
+    Context,
+    directed_plans,
+    write_change,
+    written_proposals,
+)
 from harnesspro.improvers.roles.dispatch import CatalogImprover, Improver
 from harnesspro.run.context import SEED_ID, RunContext
 
@@ -167,7 +173,8 @@ class LoopRoles:
             [] if withheld else diagnoses,
             {p: {} for p in prevalences} if withheld else prevalences,
         )
-        return [*plans, *(aimed(p, told[p.parent_id]) for p in llm)], fell_back
+        plans += [aimed(p, told[p.parent_id]) for p in llm]
+        return [*plans, *written_fallback(fell_back, views)], fell_back
 
     def views(
         self, inputs: ImproverInputs, told: Mapping[str, list[Finding]], genes: frozenset[str]
@@ -209,6 +216,13 @@ class LoopRoles:
         if self.offline:
             return apply_plan(plan, parent, repo, existing, new_id, epoch, write_change, backend)
         return self.inner.edit(plan, parent, repo, existing, new_id, epoch)
+
+
+def written_fallback(fell_back: Fallbacks, views: Mapping[str, Context]) -> list[Plan]:
+    """For each parent the model gave no usable plan, the rule-based planner's written
+    changes, which the model's editor then implements: on a harness no catalog mechanism
+    applies to, the catalog fallback alone would leave the loop nothing to edit."""
+    return [p for parent in fell_back if parent in views for p in written_proposals(views[parent])]
 
 
 def counts(plans: list[Plan]) -> str:

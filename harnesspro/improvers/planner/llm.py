@@ -6,7 +6,8 @@ plans, predictions, measured effects, verdicts) and the catalog as worked exampl
 names its levers, the change in words, the files it will touch, its predicted change in pass
 rate and cost, and the coreset tasks it expects to flip. A plan named after a catalog example
 with no change text is that catalog edit. The reply is screened plan by plan: a plan with a
-bad field, an excluded name or no known lever is dropped with its reason (levers in other
+bad field, an excluded name, no known lever or the prompt's output example copied back is
+dropped with its reason (levers in other
 words are mapped to the catalog's), and a directive left without a usable plan gets the
 catalog planner's plan for it. A reply with no usable plan is retried once; then the catalog
 planner plans, and the plan's rationale says why. The prompt is fitted to
@@ -14,6 +15,8 @@ planner plans, and the plan's rationale says why. The prompt is fitted to
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -24,7 +27,7 @@ from harnesspro.core.records import DIRECTIVES, Diagnosis, Directive, Plan, Scop
 from harnesspro.harness.mechanisms.catalog import CATALOG, LEVERS
 from harnesspro.improvers import lenient
 from harnesspro.improvers.account import SearchAccount
-from harnesspro.improvers.ask import ask_json, load_prompt
+from harnesspro.improvers.ask import ask_json, extract_json, load_prompt
 from harnesspro.improvers.fit import Prompt
 from harnesspro.improvers.inputs import ImproverInputs
 from harnesspro.improvers.library import harmful
@@ -169,11 +172,27 @@ def planner_inputs(
     }
 
 
+@functools.cache
+def output_example() -> tuple[frozenset[str], frozenset[str]]:
+    """The names and change texts of the plans in the prompt's output example (a small
+    model copies them back as its own plans)."""
+    example = json.loads(extract_json(load_prompt(PROMPT).split("## Output", 1)[1]))
+    plans = example["plans"]
+    return frozenset(p["name"] for p in plans), frozenset(p["change"] for p in plans)
+
+
+def echoes_example(plan: PlanOut) -> bool:
+    names, changes = output_example()
+    return plan.name in names or plan.change.strip() in changes
+
+
 def screen_plan(plan: PlanOut, banned: set[str], tasks: set[str]) -> PlanOut | str:
     """The plan with its levers in the catalog's words and its flips in the coreset, or why
     it is left out."""
     if plan.name in banned:
         return f"{plan.name!r} is already on this lineage or was tried here"
+    if echoes_example(plan):
+        return f"{plan.name!r} copies the prompt's output example instead of planning"
     levers = list(dict.fromkeys(x for x in map(lenient.lever, plan.levers) if x))
     if not levers:
         return f"{plan.name!r}: no lever of {plan.levers} is one of `levers`"

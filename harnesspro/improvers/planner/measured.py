@@ -45,7 +45,7 @@ def observations(
         cost = np.array([row_tokens(r) for r in rows], dtype=float)
     tasks = sorted(coreset)
     return Observations(
-        np.array([genomes[r.candidate_id] for r in rows], dtype=bool).reshape(-1, width),
+        np.array([genomes[r.candidate_id] for r in rows], dtype=bool).reshape(len(rows), width),
         np.array([tasks.index(r.task_id) for r in rows], dtype=np.int64),
         np.array([float(bool(r.passed)) for r in rows], dtype=float),
         np.log(np.clip(cost, 1e-12, None)),

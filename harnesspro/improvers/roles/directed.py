@@ -131,6 +131,11 @@ def written_plans(ctx: Context, directive: Directive) -> list[Plan]:
     return out
 
 
+def written_proposals(ctx: Context) -> list[Plan]:
+    """Every directive's written changes for the parent (no catalog mechanism)."""
+    return [plan for directive in DIRECTIVES for plan in written_plans(ctx, directive)]
+
+
 def directed_plans(ctx: Context, written: bool = True) -> list[Plan]:
     """Every directive's proposals for the parent: catalog mechanisms, then (with `written`)
     the rule-based improver's own changes."""
