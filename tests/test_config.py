@@ -220,7 +220,8 @@ def test_tasks_include_beside_a_manifest_exits_2_naming_both(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     prices = "prices:\n  scripted: {input: 1.0, output: 1.0}\n"
-    text = f"{prices}tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n  include: [fix_lru_cache]\n"
+    tasks = f"tasks:\n  suite: builtin\n  manifest: {COMMITTED}\n  include: [fix_lru_cache]\n"
+    text = prices + tasks
     run_dir = tmp_path / "run"
     assert main(["evolve", "--config", str(write(tmp_path, text)), "--run-dir", str(run_dir)]) == 2
     err = capsys.readouterr().err.strip()
