@@ -95,6 +95,19 @@ def test_a_change_without_observable_effect_is_retried_then_committed_unproven(
     assert retry["feedback"].startswith("the change has no observable effect on the smoke tasks")
 
 
+def test_an_editor_whose_prompt_cannot_fit_the_window_fails_the_edit(opened: Opened) -> None:
+    """Seen on the real local model's 4096-token window: the editor never ran, and the plan
+    used to be committed as the parent's own tree. Now the edit fails, saying why."""
+    ctx, upstream, account = opened
+    small = account.improver.model_copy(update={"context_tokens": 1200})
+    seed = ctx.candidates()["c000"]
+    plan = free_plan("write-notes", ("NOTES.md",))
+    edit = apply_plan_or_catalog(plan, seed, ctx.repo, [seed], "c001", 1, LLMEditor(account, small))
+    assert edit.candidate is None and not upstream.requests
+    assert edit.note.startswith("discarded: the edit failed: ValueError: llm editor")
+    assert "the prompt needs" in edit.note
+
+
 def test_breaking_an_immutable_file_is_refused_retried_then_discarded(opened: Opened) -> None:
     ctx, upstream, account = opened
     write = tool_call("write_file", 0, path="harness.toml", content="[harness]\n")

@@ -131,7 +131,8 @@ def apply_plan(
     twin = next((c for c in existing if c.tree == tree), None)
     if twin is not None:
         repo.discard(new_id)
-        return Edit(plan, twin, new=False, note=f"same tree as {twin.id}")
+        note = f"same tree as {twin.id}" + (f" ({how})" if how else "")
+        return Edit(plan, twin, new=False, note=note[:400])
     child = Candidate(new_id, commit, tree, parent.id, plan.directive, plan.mechanism, epoch)
     return Edit(plan, child, new=True, note=UNPROVEN if unproven else "")
 

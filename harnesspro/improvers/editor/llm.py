@@ -163,13 +163,16 @@ class LLMEditor:
     memory_mb: int = 4096
 
     def __call__(self, worktree: Path, plan: Plan, feedback: str) -> str:
+        """The agent's edit, or a ValueError when it could not run (the prompt does not fit
+        the window, no sandbox, the search budget spent): the edit failed, never a change
+        of nothing that the gates would pass on as unproven."""
         attempt = 2 if feedback else 1
         try:
             note = self._edit(worktree, plan, feedback, attempt)
         except (
             SearchUnavailable, SandboxUnavailable, PromptTooLarge, OSError, ValueError, KeyError
         ) as exc:  # fmt: skip
-            note = f"error: {exc}"
+            raise ValueError(f"llm editor ({self.improver.name}) attempt {attempt}: {exc}") from exc
         return f"llm editor ({self.improver.name}) attempt {attempt}: {note}"[:300]
 
     def _edit(self, worktree: Path, plan: Plan, feedback: str, attempt: int) -> str:
