@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+printf 'import sys\nprint(max(int(sys.argv[1]), int(sys.argv[2])))\n' > /workspace/bigger.py

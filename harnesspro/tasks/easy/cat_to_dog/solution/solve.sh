@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/cat/dog/g' /workspace/pets.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+cp /workspace/report.txt /workspace/report_backup.txt

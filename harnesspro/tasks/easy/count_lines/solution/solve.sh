@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+wc -l < /workspace/poem.txt > /workspace/line_count.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+seq 10 -1 1 > /workspace/countdown.txt

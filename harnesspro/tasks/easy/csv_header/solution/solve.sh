@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+head -n 1 /workspace/data.csv > /workspace/header.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/^debug=true$/debug=false/' /workspace/app.conf

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+rm /workspace/old.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+seq 2 2 20 > /workspace/evens.txt

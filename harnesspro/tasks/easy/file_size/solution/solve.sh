@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+wc -c < /workspace/blob.dat > /workspace/size.txt

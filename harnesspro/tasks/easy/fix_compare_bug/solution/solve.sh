@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/age > 18/age >= 18/' /workspace/is_adult.py

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/a + b/a * b/' /workspace/mul.py

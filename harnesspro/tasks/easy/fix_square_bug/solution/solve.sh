@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sed -i 's/n \* 2/n * n/' /workspace/square.py

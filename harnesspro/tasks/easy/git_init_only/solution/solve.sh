@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+cd /workspace/site && git init -q

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+head -n 3 /workspace/story.txt > /workspace/head.txt

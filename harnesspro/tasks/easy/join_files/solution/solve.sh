@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+cat /workspace/part1.txt /workspace/part2.txt > /workspace/joined.txt

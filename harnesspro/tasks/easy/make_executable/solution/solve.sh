@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+chmod +x /workspace/run.sh

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+ln -s /workspace/releases/v2 /workspace/current

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+seq 3 3 30 > /workspace/threes.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+printf 'echo $#\n' > /workspace/nargs.sh

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+grep -v '^$' /workspace/notes.txt > /workspace/compact.txt

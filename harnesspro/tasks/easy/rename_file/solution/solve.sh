@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+mv /workspace/draft.txt /workspace/final.txt

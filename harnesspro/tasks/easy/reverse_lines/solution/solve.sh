@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+tac /workspace/list.txt > /workspace/reversed.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+sort /workspace/words.txt > /workspace/sorted_words.txt

@@ -1,0 +1,3 @@
+#!/bin/bash
+# Reference solution.
+awk -F, 'NR > 1 {s += $2} END {print s}' /workspace/sales.csv > /workspace/total.txt
